@@ -1,0 +1,55 @@
+import { Languages } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { useLocation } from 'react-router'
+import {
+  LOCALE_COOKIE,
+  LOCALE_COOKIE_MAX_AGE_SECONDS,
+  LOCALE_NAMES,
+  LOCALE_TAGS,
+  LOCALES,
+  type Locale,
+  localizePath,
+  splitLocalePath,
+} from '#contracts/locales.ts'
+
+/**
+ * 'Select Language': every language named in itself. Choosing one stores it in the language cookie
+ * (it then wins over the browser's language) and loads the same page in that language.
+ * Plain links, so crawlers find every translation and it works before the JavaScript loads.
+ */
+export function LanguageSwitcher() {
+  const { t } = useTranslation()
+  const { pathname, search, hash } = useLocation()
+  const { locale: current, rest } = splitLocalePath(pathname)
+  const remember = (locale: Locale) => {
+    // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie the server also reads.
+    document.cookie = `${LOCALE_COOKIE}=${locale}; Max-Age=${LOCALE_COOKIE_MAX_AGE_SECONDS}; Path=/; SameSite=Lax`
+  }
+  return (
+    <details className="language-switcher group relative">
+      <summary className="nav-item cursor-pointer list-none" data-testid="language-switcher">
+        <Languages aria-hidden="true" className="size-5 shrink-0" />
+        <span>{t('language.select')}</span>
+        <span className="ms-auto text-xs text-zinc-400" lang={LOCALE_TAGS[current]}>
+          {LOCALE_NAMES[current]}
+        </span>
+      </summary>
+      <ul className="absolute bottom-full start-0 mb-2 max-h-80 w-full overflow-y-auto rounded-lg border border-zinc-800 bg-zinc-900 p-1 shadow-xl">
+        {LOCALES.map((locale) => (
+          <li key={locale}>
+            <a
+              href={localizePath(locale, rest) + search + hash}
+              lang={LOCALE_TAGS[locale]}
+              hrefLang={LOCALE_TAGS[locale]}
+              aria-current={locale === current ? 'true' : undefined}
+              className="block rounded px-3 py-1.5 text-sm hover:bg-zinc-800 aria-[current]:text-violet-300"
+              onClick={() => remember(locale)}
+            >
+              {LOCALE_NAMES[locale]}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </details>
+  )
+}

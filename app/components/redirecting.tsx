@@ -1,0 +1,28 @@
+import { Loader2 } from 'lucide-react'
+import { useState } from 'react'
+import { useTranslation } from 'react-i18next'
+
+/**
+ * Full-page redirects (to a payment provider, a sign-in provider, an external link) show a
+ * 'Redirecting' state until the browser leaves, so a slow provider never looks like a dead button.
+ */
+export function useFullPageRedirect() {
+  const [target, setTarget] = useState<string | null>(null)
+  const redirect = (url: string) => {
+    setTarget(url)
+    window.location.assign(url)
+  }
+  return { redirecting: target !== null, redirect }
+}
+
+export function Redirecting() {
+  const { t } = useTranslation()
+  return (
+    <div role="status" aria-live="polite" className="fixed inset-0 z-50 grid place-items-center bg-zinc-950/80">
+      <p className="flex items-center gap-3 text-lg">
+        <Loader2 aria-hidden="true" className="size-6 animate-spin" />
+        {t('redirecting')}
+      </p>
+    </div>
+  )
+}

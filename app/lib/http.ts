@@ -1,0 +1,120 @@
+import { type ErrorCode, errorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
+import { clearTokens, getAccessToken, getRefreshToken, storeTokens } from '#app/lib/session.ts'
+
+/** The error every failed API call throws (spec section 8: error, details, message, code). */
+export class ApiError extends Error {
+  readonly error: ErrorCode | string
+  readonly code: number
+  readonly details: unknown
+
+  constructor(code: number, error: ErrorCode | string, message: string, details?: unknown) {
+    super(message)
+    this.name = 'ApiError'
+    this.code = code
+    this.error = error
+    this.details = details
+  }
+}
+
+export type ApiRequest = {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** A plain object is sent as JSON; FormData as multipart. */
+  body?: unknown
+  query?: Record<string, string | number | boolean | undefined | readonly string[]>
+  /** Defaults to 10 s; chat passes CHAT_TIMEOUT_MS. */
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+type Envelope<T> = { code: number; success: boolean; message: string; data: T }
+
+/**
+ * The one HTTP client of the app: bearer token, timeout, no retries, error envelope parsing.
+ * On a 401 from a non-public call it refreshes the tokens once and repeats the call (the first
+ * attempt was refused before doing anything); failing that it sends the user to the login page.
+ */
+export async function api<T>(path: string, request: ApiRequest = {}): Promise<T> {
+  const response = await send(path, request)
+  if (response.status === 401 && !isPublicApiPath(path)) {
+    if (await refreshTokens()) return parse<T>(await send(path, request), path)
+    goToLogin()
+  }
+  return parse<T>(response, path)
+}
+
+async function send(path: string, request: ApiRequest): Promise<Response> {
+  const url = new URL(`/api${path}`, window.location.origin)
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, v)
+    else url.searchParams.set(key, String(value))
+  }
+  const headers = new Headers({ accept: 'application/json' })
+  const token = getAccessToken()
+  if (token) headers.set('authorization', `Bearer ${token}`)
+  let body: BodyInit | undefined
+  if (request.body instanceof FormData) body = request.body
+  else if (request.body !== undefined) {
+    headers.set('content-type', 'application/json')
+    body = JSON.stringify(request.body)
+  }
+  const timeout = AbortSignal.timeout(request.timeoutMs ?? REQUEST_TIMEOUT_MS)
+  const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
+  try {
+    return await fetch(url, { method: request.method ?? (body ? 'POST' : 'GET'), headers, body, signal })
+  } catch (error) {
+    if (timeout.aborted) throw new ApiError(408, 'TIMEOUT', 'The request timed out.')
+    if (request.signal?.aborted) throw error
+    throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached.')
+  }
+}
+
+async function parse<T>(response: Response, path: string): Promise<T> {
+  let payload: unknown
+  try {
+    payload = await response.json()
+  } catch {
+    payload = undefined
+  }
+  if (response.ok) {
+    const envelope = payload as Envelope<T> | undefined
+    if (envelope && envelope.code === 0 && envelope.success) return envelope.data
+    throw new ApiError(500, 'INTERNAL_ERROR', `Invalid server response format from ${path}`)
+  }
+  const parsed = errorEnvelope.safeParse(payload)
+  if (parsed.success) {
+    throw new ApiError(parsed.data.code, parsed.data.error, parsed.data.message, parsed.data.details)
+  }
+  throw new ApiError(response.status || 500, 'INTERNAL_ERROR', response.statusText || 'Unknown error')
+}
+
+let refreshing: Promise<boolean> | null = null
+
+/** One refresh at a time, however many calls hit a 401 together. */
+function refreshTokens(): Promise<boolean> {
+  const refreshToken = getRefreshToken()
+  if (!refreshToken) return Promise.resolve(false)
+  refreshing ??= (async () => {
+    try {
+      const response = await send('/refresh', { method: 'POST', body: { refreshToken } })
+      if (!response.ok) return false
+      const envelope = (await response.json()) as Envelope<{ token: string; refreshToken: string }>
+      if (envelope.code !== 0 || !envelope.data?.token) return false
+      storeTokens(envelope.data)
+      return true
+    } catch {
+      return false
+    } finally {
+      refreshing = null
+    }
+  })()
+  return refreshing
+}
+
+function goToLogin() {
+  clearTokens()
+  const { pathname, search } = window.location
+  const prefix = /^\/[a-z]{2}(-[a-z]{2})?(?=\/|$)/.exec(pathname)?.[0] ?? ''
+  const target = `${prefix}/login?redirect_url=${encodeURIComponent(pathname + search)}`
+  window.location.assign(target)
+}

@@ -1,0 +1,26 @@
+import type { Resource } from 'i18next'
+import type { Locale } from '#contracts/locales.ts'
+
+// Every translation, bundled into the server build; the browser only ever gets what a page uses.
+const files = import.meta.glob<Record<string, unknown>>('../../locales/*/*.json', {
+  eager: true,
+  import: 'default',
+})
+
+const byLocale: Record<string, Record<string, Record<string, unknown>>> = {}
+for (const [file, content] of Object.entries(files)) {
+  const match = /locales\/([^/]+)\/([^/]+)\.json$/.exec(file)
+  if (!match) continue
+  const [, locale = '', namespace = ''] = match
+  byLocale[locale] ??= {}
+  byLocale[locale][namespace] = content
+}
+
+export function resourcesFor(locale: Locale, namespaces: readonly string[]): Resource {
+  const bundle: Record<string, Record<string, unknown>> = {}
+  for (const ns of namespaces) {
+    const content = byLocale[locale]?.[ns]
+    if (content) bundle[ns] = content
+  }
+  return { [locale]: bundle } as Resource
+}

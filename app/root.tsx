@@ -1,0 +1,84 @@
+import type { ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLocation,
+} from 'react-router'
+import { directionOf, LOCALE_TAGS, splitLocalePath } from '#contracts/locales.ts'
+import { AppShell } from '#app/components/layout/app-shell.tsx'
+import { ErrorPage } from '#app/components/error-page.tsx'
+import { Notifications } from '#app/components/notifications.tsx'
+import { useFullReloadOnNewBuild } from '#app/lib/use-full-reload-on-new-build.ts'
+import { useNonce } from '#app/lib/nonce.tsx'
+import type { Route } from './+types/root'
+import stylesheet from './app.css?url'
+
+export const links: Route.LinksFunction = () => [
+  { rel: 'stylesheet', href: stylesheet },
+  { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
+]
+
+export function loader({ request }: Route.LoaderArgs) {
+  // The request URL is built from PUBLIC_URL by the server, so this is the public origin.
+  return { origin: new URL(request.url).origin }
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { pathname } = useLocation()
+  const { locale } = splitLocalePath(pathname)
+  const nonce = useNonce()
+  const { i18n } = useTranslation()
+  const handoff = { locale, resources: i18n.store?.data[locale] ?? {} }
+  return (
+    <html lang={LOCALE_TAGS[locale]} dir={directionOf(locale)} className="dark">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="dark" />
+        <Meta />
+        <Links />
+        <script
+          nonce={nonce}
+          suppressHydrationWarning
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with `<` escaped, nonce'd.
+          dangerouslySetInnerHTML={{ __html: `window.__I18N__=${safeJson(handoff)}` }}
+        />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  )
+}
+
+function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}
+
+export default function App() {
+  useFullReloadOnNewBuild()
+  return (
+    <AppShell>
+      <Outlet />
+      <Notifications />
+    </AppShell>
+  )
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const { pathname } = useLocation()
+  const notFound = isRouteErrorResponse(error) && error.status === 404
+  if (!notFound) console.error(error)
+  return (
+    <AppShell>
+      <ErrorPage kind={notFound ? 'not-found' : 'server'} path={pathname} />
+    </AppShell>
+  )
+}

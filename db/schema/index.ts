@@ -1,0 +1,2 @@
+// The whole schema, for Drizzle's typed client and for drizzle-kit. One file per table group.
+export * from './users.ts'

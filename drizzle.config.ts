@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit'
+
+// Generates SQL migrations from `db/schema`; the same files are applied to PGlite and PostgreSQL.
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './db/schema/index.ts',
+  out: './db/migrations',
+})

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto'
+import { constants as zlib } from 'node:zlib'
+import compress from '@fastify/compress'
+import cookie from '@fastify/cookie'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { DatabaseHandle } from '#db/client.ts'
+import type { Config } from '#server/config.ts'
+import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { healthRoutes } from '#server/modules/health/health.routes.ts'
+import apiDocs from '#server/plugins/api-docs.ts'
+import database from '#server/plugins/database.ts'
+import errorHandler from '#server/plugins/error-handler.ts'
+import keyValueStore from '#server/plugins/key-value-store.ts'
+import localeDetection from '#server/plugins/locale-detection.ts'
+import metrics from '#server/plugins/metrics.ts'
+import securityHeaders from '#server/plugins/security-headers.ts'
+import webApp from '#server/plugins/web-app.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+  }
+}
+
+export type BuildAppOptions = {
+  config: Config
+  database: DatabaseHandle
+  kv: KeyValueStore
+  /** Close the database with the app (the entry does; tests that share a handle do not). */
+  closeDatabase?: boolean
+  /** Serve the React Router build from this folder; omit for an API-only app (most tests). */
+  webBuildDir?: string
+  logger?: boolean
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
+
+/** Builds the whole HTTP application without listening, so tests can `inject` into it. */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+              censor: '[redacted]',
+            },
+          },
+    // An upstream proxy's request id is kept when it looks like one, so logs join up.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id']
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    },
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    // Drop idle keep-alive sockets at once on close; requests in flight are drained.
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.decorate('config', config)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  await app.register(errorHandler)
+  await app.register(securityHeaders, { production: config.isProduction })
+  await app.register(cookie)
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    // Cheap settings: pages are compressed on every request, assets were compressed at build.
+    brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
+    zlibOptions: { level: 6 },
+  })
+  await app.register(database, { handle: options.database, closeOnShutdown: options.closeDatabase ?? false })
+  await app.register(keyValueStore, { store: options.kv })
+  await app.register(metrics)
+  await app.register(apiDocs, { publicUrl: config.publicUrl })
+
+  await app.register(healthRoutes)
+  await app.register(
+    async (api) => {
+      // Feature modules register their routes here as `/api/<path>`.
+      api.setNotFoundHandler((request, reply) =>
+        reply.status(404).send({
+          code: 404,
+          success: false,
+          error: 'NOT_FOUND',
+          message: `No route ${request.method} ${request.url.split('?')[0]}`,
+        }),
+      )
+    },
+    { prefix: '/api' },
+  )
+
+  if (options.webBuildDir) {
+    await app.register(localeDetection)
+    await app.register(webApp, {
+      buildDir: options.webBuildDir,
+      publicUrl: config.publicUrl,
+      mode: config.isProduction ? 'production' : 'development',
+    })
+  }
+  return app
+}

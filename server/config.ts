@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+
+/**
+ * The configuration contract of DESIGN.md, parsed once at boot. Every variable is documented
+ * in `.env.example` and `docs/configuration.md`; keep the three in step.
+ */
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional()
+const optionalUrl = optionalString.pipe(z.url().optional())
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : ['true', '1', 'yes'].includes(v)))
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  HOST: optionalString,
+  PUBLIC_URL: optionalUrl,
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+  ),
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .optional(),
+  ),
+  JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  LLM_BASE_URL: z.url().default('http://127.0.0.1:11434/v1'),
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: z.string().trim().min(1).default('llama3.2'),
+  MODELS_FILE: optionalString,
+  SMTP_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+      .optional(),
+  ),
+  MAIL_FROM: z.string().trim().min(3).default('Role Play <no-reply@localhost>'),
+  CAPTCHA_PROVIDER: z.enum(['altcha', 'turnstile']).default('altcha'),
+  TURNSTILE_SITE_KEY: optionalString,
+  TURNSTILE_SECRET_KEY: optionalString,
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  GOOGLE_ISSUER: z.url().default('https://accounts.google.com'),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  BTCPAY_URL: optionalUrl,
+  BTCPAY_API_KEY: optionalString,
+  BTCPAY_STORE_ID: optionalString,
+  BTCPAY_WEBHOOK_SECRET: optionalString,
+  PAYMENTS_SANDBOX: booleanFlag,
+  CRON_SECRET: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+})
+
+type Env = z.infer<typeof envSchema>
+
+export type Config = Readonly<{
+  env: Env['NODE_ENV']
+  isProduction: boolean
+  logLevel: NonNullable<Env['LOG_LEVEL']>
+  port: number
+  host: string
+  publicUrl: string
+  dataDir: string
+  databaseUrl: string | undefined
+  redisUrl: string | undefined
+  jwtSecret: string
+  llm: { baseUrl: string; apiKey: string | undefined; model: string; modelsFile: string | undefined }
+  mail: { smtpUrl: string | undefined; from: string }
+  captcha: {
+    provider: 'altcha' | 'turnstile'
+    turnstileSiteKey: string | undefined
+    turnstileSecretKey: string | undefined
+  }
+  google: { clientId: string | undefined; clientSecret: string | undefined; issuer: string }
+  stripe: { secretKey: string | undefined; webhookSecret: string | undefined }
+  btcpay: {
+    url: string | undefined
+    apiKey: string | undefined
+    storeId: string | undefined
+    webhookSecret: string | undefined
+  }
+  paymentsSandbox: boolean
+  cronSecret: string | undefined
+}>
+
+export class ConfigError extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.name = 'ConfigError'
+    this.problems = problems
+  }
+}
+
+/** Parses and checks the environment. Throws `ConfigError` listing every problem at once. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(source)
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))
+  }
+  const env = parsed.data
+  const isProduction = env.NODE_ENV === 'production'
+  const problems: string[] = []
+  const together = (names: (keyof Env)[], why: string) => {
+    const set = names.filter((n) => env[n] !== undefined)
+    if (set.length > 0 && set.length < names.length) {
+      problems.push(`${names.filter((n) => env[n] === undefined).join(', ')}: required when ${set.join(', ')} is set (${why})`)
+    }
+  }
+  together(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'], 'card payments')
+  together(['BTCPAY_URL', 'BTCPAY_API_KEY', 'BTCPAY_STORE_ID', 'BTCPAY_WEBHOOK_SECRET'], 'crypto payments')
+  together(['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'], 'Google sign-in')
+  if (env.CAPTCHA_PROVIDER === 'turnstile' && (!env.TURNSTILE_SITE_KEY || !env.TURNSTILE_SECRET_KEY)) {
+    problems.push('TURNSTILE_SITE_KEY, TURNSTILE_SECRET_KEY: required when CAPTCHA_PROVIDER=turnstile')
+  }
+
+  const paymentKeysSet = env.STRIPE_SECRET_KEY !== undefined || env.BTCPAY_API_KEY !== undefined
+  const paymentsSandbox = env.PAYMENTS_SANDBOX ?? (!isProduction && !paymentKeysSet)
+
+  if (isProduction) {
+    if (!env.JWT_SECRET) problems.push('JWT_SECRET: required in production')
+    if (!env.CRON_SECRET) problems.push('CRON_SECRET: required in production')
+    if (!env.PUBLIC_URL) problems.push('PUBLIC_URL: required in production')
+    if (paymentsSandbox) problems.push('PAYMENTS_SANDBOX: must be off in production')
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+
+  const dataDir = path.resolve(env.DATA_DIR)
+  const host = env.HOST ?? (isProduction ? '0.0.0.0' : '127.0.0.1')
+  return Object.freeze({
+    env: env.NODE_ENV,
+    isProduction,
+    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    port: env.PORT,
+    host,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    dataDir,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    jwtSecret: env.JWT_SECRET ?? localSecret(dataDir, 'jwt-secret'),
+    llm: { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL, modelsFile: env.MODELS_FILE },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    captcha: {
+      provider: env.CAPTCHA_PROVIDER,
+      turnstileSiteKey: env.TURNSTILE_SITE_KEY,
+      turnstileSecretKey: env.TURNSTILE_SECRET_KEY,
+    },
+    google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET, issuer: env.GOOGLE_ISSUER },
+    stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET },
+    btcpay: {
+      url: env.BTCPAY_URL,
+      apiKey: env.BTCPAY_API_KEY,
+      storeId: env.BTCPAY_STORE_ID,
+      webhookSecret: env.BTCPAY_WEBHOOK_SECRET,
+    },
+    paymentsSandbox,
+    cronSecret: env.CRON_SECRET,
+  })
+}
+
+/**
+ * Outside production a missing secret is generated once and kept in DATA_DIR, so tokens survive
+ * restarts without any setup. Production never reaches this (it refuses to start instead).
+ */
+function localSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, name)
+  try {
+    const existing = readFileSync(file, 'utf8').trim()
+    if (existing.length >= 32) return existing
+  } catch {
+    // not created yet
+  }
+  mkdirSync(dataDir, { recursive: true })
+  const secret = randomBytes(48).toString('base64url')
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 })
+  return secret
+}

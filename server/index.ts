@@ -1,0 +1,68 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { openDatabase } from '#db/client.ts'
+import { buildApp } from '#server/app.ts'
+import { ConfigError, loadConfig } from '#server/config.ts'
+import { openKeyValueStore } from '#server/lib/key-value-store.ts'
+
+const SHUTDOWN_GRACE_MS = 25_000
+
+async function main() {
+  let config: ReturnType<typeof loadConfig>
+  try {
+    config = loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(78) // EX_CONFIG
+    }
+    throw error
+  }
+
+  const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+  await database.migrate()
+  const kv = openKeyValueStore(config.redisUrl)
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+  const app = await buildApp({
+    config,
+    database,
+    kv,
+    closeDatabase: true,
+    webBuildDir: path.join(root, 'build'),
+  })
+
+  let shuttingDown = false
+  const shutdown = (signal: string) => {
+    if (shuttingDown) return
+    shuttingDown = true
+    app.log.info({ signal }, 'shutting down: draining requests')
+    const force = setTimeout(() => {
+      app.log.error('requests did not drain in time; exiting')
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS)
+    force.unref()
+    app.close().then(
+      () => {
+        app.log.info('shut down cleanly')
+        process.exit(0)
+      },
+      (error: unknown) => {
+        app.log.error({ err: error }, 'error while shutting down')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+
+  await app.listen({ port: config.port, host: config.host })
+  app.log.info(
+    { url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env },
+    'ready',
+  )
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

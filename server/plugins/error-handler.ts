@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import type { ErrorCode, ErrorEnvelope } from '#contracts/api.ts'
+import { AppError } from '#server/lib/errors.ts'
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
+}
+
+export function errorEnvelope(status: number, error: ErrorCode, message: string, details?: unknown): ErrorEnvelope {
+  return details === undefined
+    ? { code: status, success: false, error, message }
+    : { code: status, success: false, error, message, details }
+}
+
+/** One error handler for the whole app: every failure leaves as the error envelope. */
+export default fp(
+  async function errorHandler(app: FastifyInstance) {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error instanceof AppError) {
+        if (error.status >= 500) request.log.error({ err: error }, error.message)
+        return reply.status(error.status).send(errorEnvelope(error.status, error.code, error.message, error.details))
+      }
+      if (hasZodFastifySchemaValidationErrors(error)) {
+        const details = error.validation.map((v) => ({
+          path: v.instancePath.replace(/^\//, '').replaceAll('/', '.') || v.params.issue.path?.join('.') || '',
+          message: v.message ?? 'invalid',
+          in: error.validationContext,
+        }))
+        return reply
+          .status(400)
+          .send(errorEnvelope(400, 'VALIDATION_ERROR', 'The request is not valid.', details))
+      }
+      if (isResponseSerializationError(error)) {
+        request.log.error({ err: error, cause: error.cause }, 'response did not match its schema')
+        return reply.status(500).send(errorEnvelope(500, 'INTERNAL_ERROR', 'Internal server error'))
+      }
+      const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+      if (status >= 500) {
+        // Internals stay in the log; the client learns only that it failed.
+        request.log.error({ err: error }, 'request failed')
+        return reply.status(status).send(errorEnvelope(status, 'INTERNAL_ERROR', 'Internal server error'))
+      }
+      const code = STATUS_CODES[status] ?? 'BAD_REQUEST'
+      if (status === 429 && !reply.getHeader('retry-after')) reply.header('retry-after', '60')
+      return reply.status(status).send(errorEnvelope(status, code, error.message))
+    })
+
+    app.setNotFoundHandler((request, reply) => {
+      return reply
+        .status(404)
+        .send(errorEnvelope(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`))
+    })
+  },
+  { name: 'error-handler' },
+)

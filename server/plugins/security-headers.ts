@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto'
+import helmet from '@fastify/helmet'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Per-request CSP nonce; SSR stamps it on every inline and module script it emits. */
+    cspNonce: string
+  }
+}
+
+/**
+ * Security headers for every response. Helmet sets the static ones; the Content-Security-Policy
+ * is written here because it differs by response: pages get a nonce-based script policy, the API
+ * docs UI its own, and everything else (JSON, files) a policy that allows nothing.
+ */
+export default fp(
+  async function securityHeaders(app: FastifyInstance, options: { production: boolean }) {
+    await app.register(helmet, {
+      global: true,
+      contentSecurityPolicy: false,
+      // HSTS only where HTTPS is certain; a developer's http://localhost must keep working.
+      strictTransportSecurity: options.production ? { maxAge: 63_072_000, includeSubDomains: true } : false,
+      referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+      crossOriginEmbedderPolicy: false,
+      crossOriginResourcePolicy: { policy: 'same-origin' },
+      frameguard: { action: 'deny' },
+    })
+
+    app.decorateRequest('cspNonce', '')
+    app.addHook('onRequest', async (request) => {
+      request.cspNonce = randomBytes(16).toString('base64')
+    })
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (reply.hasHeader('content-security-policy')) return payload
+      const type = String(reply.getHeader('content-type') ?? '')
+      let policy: string
+      if (request.url.startsWith('/api/docs')) policy = docsPolicy()
+      else if (type.startsWith('text/html')) policy = pagePolicy(request.cspNonce, options.production)
+      else policy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+      reply.header('content-security-policy', policy)
+      return payload
+    })
+  },
+  { name: 'security-headers' },
+)
+
+export function pagePolicy(nonce: string, production: boolean): string {
+  const directives = [
+    "default-src 'self'",
+    // 'strict-dynamic' lets the nonce'd entry scripts load the route chunks they import.
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    // Inline style attributes and the toast library's injected stylesheet; styles cannot run code.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "media-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "manifest-src 'self'",
+    "worker-src 'self' blob:",
+  ]
+  if (production) directives.push('upgrade-insecure-requests')
+  return directives.join('; ')
+}
+
+function docsPolicy(): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+}

@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pathToFileURL } from 'node:url'
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { createRequestHandler, type ServerBuild } from 'react-router'
+import type { AppLoadContextValues } from '#app/lib/load-context.ts'
+
+export type WebAppOptions = {
+  /** Output folder of `react-router build` (holds `client/` and `server/`). */
+  buildDir: string
+  publicUrl: string
+  mode: 'production' | 'development'
+}
+
+type EntryModuleWithContext = { createLoadContext(values: AppLoadContextValues): unknown }
+
+/**
+ * Serves the built browser assets and renders every other non-API GET through React Router SSR.
+ * Hashed assets are immutable for a year and sent precompressed (brotli or gzip) when the browser
+ * accepts it; build metadata is never cached.
+ */
+export default fp(
+  async function webApp(app: FastifyInstance, options: WebAppOptions) {
+    const clientDir = path.resolve(options.buildDir, 'client')
+    const serverEntry = path.resolve(options.buildDir, 'server', 'index.js')
+    if (!existsSync(serverEntry)) {
+      throw new Error(`No server build at ${serverEntry}: run \`npm run build\` first.`)
+    }
+    const build = (await import(pathToFileURL(serverEntry).href)) as ServerBuild
+    const handleRequest = createRequestHandler(build, options.mode)
+    const entry = build.entry.module as unknown as EntryModuleWithContext
+    const origin = new URL(options.publicUrl).origin
+
+    await app.register(fastifyStatic, {
+      root: clientDir,
+      prefix: '/',
+      wildcard: false,
+      index: false,
+      preCompressed: true,
+      decorateReply: false,
+      setHeaders(reply: FastifyReply, filePath: string) {
+        const relative = path.relative(clientDir, filePath).split(path.sep).join('/')
+        if (relative.startsWith('assets/')) {
+          reply.header('cache-control', 'public, max-age=31536000, immutable')
+        } else if (relative.startsWith('builds/')) {
+          reply.header('cache-control', 'no-cache')
+        } else {
+          reply.header('cache-control', 'public, max-age=3600')
+        }
+      },
+    })
+
+    // Page requests carry form posts and React Router data requests; their bodies go to the
+    // router untouched, so this scope parses nothing.
+    await app.register(async (pages) => {
+      pages.removeAllContentTypeParsers()
+      pages.addContentTypeParser('*', (_request, _payload, done) => done(null))
+
+      const render = async (request: FastifyRequest, reply: FastifyReply) => {
+        const webRequest = toWebRequest(request, reply, origin)
+        const context = entry.createLoadContext({ nonce: request.cspNonce, requestId: request.id })
+        const response = await handleRequest(webRequest, context as never)
+        return sendWebResponse(reply, response)
+      }
+      pages.route({
+        method: ['GET', 'HEAD', 'POST'],
+        url: '/*',
+        schema: { hide: true },
+        handler: render,
+      })
+    })
+  },
+  { name: 'web-app', dependencies: ['security-headers'] },
+)
+
+function toWebRequest(request: FastifyRequest, reply: FastifyReply, origin: string): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+    else headers.set(name, String(value))
+  }
+  const controller = new AbortController()
+  reply.raw.once('close', () => controller.abort())
+  const init: RequestInit & { duplex?: 'half' } = {
+    method: request.method,
+    headers,
+    signal: controller.signal,
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    init.body = Readable.toWeb(request.raw) as ReadableStream
+    init.duplex = 'half'
+  }
+  // The configured public origin, not the Host header, so a forged Host cannot steer redirects.
+  return new Request(new URL(request.url, origin), init)
+}
+
+function sendWebResponse(reply: FastifyReply, response: Response) {
+  reply.status(response.status)
+  for (const [name, value] of response.headers) {
+    if (name === 'set-cookie') continue
+    reply.header(name, value)
+  }
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length > 0) reply.header('set-cookie', cookies)
+  if (!response.body) return reply.send()
+  return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream))
+}
