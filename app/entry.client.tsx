@@ -2,11 +2,11 @@ import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { I18nextProvider } from 'react-i18next'
 import { HydratedRouter } from 'react-router/dom'
-import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 import { watchForNewBuilds } from '#app/lib/build-version.ts'
 import { reloadOnceOnChunkError } from '#app/lib/chunk-reload.ts'
-import { createI18n } from '#app/lib/i18n.ts'
 import { lazyTranslations } from '#app/lib/i18n.client.ts'
+import { createI18n } from '#app/lib/i18n.ts'
+import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 
 reloadOnceOnChunkError()
 watchForNewBuilds(__BUILD_ID__)

@@ -5,11 +5,11 @@ import type { RenderToPipeableStreamOptions } from 'react-dom/server'
 import { renderToPipeableStream } from 'react-dom/server'
 import { I18nextProvider } from 'react-i18next'
 import { type EntryContext, type RouterContextProvider, ServerRouter } from 'react-router'
-import { splitLocalePath } from '#contracts/locales.ts'
 import { createI18n, namespacesOf } from '#app/lib/i18n.ts'
 import { resourcesFor } from '#app/lib/i18n-resources.server.ts'
 import { appLoadContext, createAppLoadContext } from '#app/lib/load-context.ts'
 import { NonceProvider } from '#app/lib/nonce.tsx'
+import { splitLocalePath } from '#contracts/locales.ts'
 
 export const streamTimeout = 5_000
 

@@ -1,21 +1,13 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import {
-  isRouteErrorResponse,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  useLocation,
-} from 'react-router'
-import { directionOf, LOCALE_TAGS, splitLocalePath } from '#contracts/locales.ts'
-import { AppShell } from '#app/components/layout/app-shell.tsx'
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation } from 'react-router'
 import { ErrorPage } from '#app/components/error-page.tsx'
+import { AppShell } from '#app/components/layout/app-shell.tsx'
 import { Notifications } from '#app/components/notifications.tsx'
-import { useFullReloadOnNewBuild } from '#app/lib/use-full-reload-on-new-build.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
-import type { Route } from './+types/root'
+import { useFullReloadOnNewBuild } from '#app/lib/use-full-reload-on-new-build.ts'
+import { directionOf, LOCALE_TAGS, splitLocalePath } from '#contracts/locales.ts'
+import type { Route } from './+types/root.ts'
 import stylesheet from './app.css?url'
 
 export const links: Route.LinksFunction = () => [
@@ -59,7 +51,10 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }
 
 export default function App() {

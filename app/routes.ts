@@ -3,8 +3,5 @@ import { index, type RouteConfig, route } from '@react-router/dev/routes'
 // Every page lives under an optional locale prefix: `/characters` (English), `/fr/characters`.
 // The prefix is validated in root.tsx; an unknown one is a 404.
 export default [
-  route(':lang?', 'routes/locale-layout.tsx', [
-    index('routes/home.tsx'),
-    route('*', 'routes/not-found.tsx'),
-  ]),
+  route(':lang?', 'routes/locale-layout.tsx', [index('routes/home.tsx'), route('*', 'routes/not-found.tsx')]),
 ] satisfies RouteConfig

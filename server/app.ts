@@ -9,6 +9,7 @@ import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
 import apiDocs from '#server/plugins/api-docs.ts'
+import authentication from '#server/plugins/authentication.ts'
 import database from '#server/plugins/database.ts'
 import errorHandler from '#server/plugins/error-handler.ts'
 import keyValueStore from '#server/plugins/key-value-store.ts'
@@ -83,6 +84,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(database, { handle: options.database, closeOnShutdown: options.closeDatabase ?? false })
   await app.register(keyValueStore, { store: options.kv })
   await app.register(metrics)
+  await app.register(authentication)
   await app.register(apiDocs, { publicUrl: config.publicUrl })
 
   await app.register(healthRoutes)

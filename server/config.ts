@@ -118,7 +118,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const together = (names: (keyof Env)[], why: string) => {
     const set = names.filter((n) => env[n] !== undefined)
     if (set.length > 0 && set.length < names.length) {
-      problems.push(`${names.filter((n) => env[n] === undefined).join(', ')}: required when ${set.join(', ')} is set (${why})`)
+      problems.push(
+        `${names.filter((n) => env[n] === undefined).join(', ')}: required when ${set.join(', ')} is set (${why})`,
+      )
     }
   }
   together(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'], 'card payments')

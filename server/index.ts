@@ -56,10 +56,7 @@ async function main() {
   process.once('SIGINT', () => shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
-  app.log.info(
-    { url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env },
-    'ready',
-  )
+  app.log.info({ url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env }, 'ready')
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import type { TFunction } from 'i18next'
-import { ERROR_CODES, type ErrorCode } from '#contracts/api.ts'
 import { ApiError } from '#app/lib/http.ts'
+import { ERROR_CODES, type ErrorCode } from '#contracts/api.ts'
 
 /** The one place that turns a failed call into words for the user, in their language. */
 export function apiErrorMessage(t: TFunction, error: unknown): string {

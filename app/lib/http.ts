@@ -1,5 +1,5 @@
-import { type ErrorCode, errorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
 import { clearTokens, getAccessToken, getRefreshToken, storeTokens } from '#app/lib/session.ts'
+import { type ErrorCode, errorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
 
 /** The error every failed API call throws (spec section 8: error, details, message, code). */
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 import { data, Outlet } from 'react-router'
 import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
-import type { Route } from './+types/locale-layout'
+import type { Route } from './+types/locale-layout.ts'
 
 export function loader({ params }: Route.LoaderArgs) {
   // `/en/...` is not a URL of ours (English has no prefix), and neither is `/xx/...`.

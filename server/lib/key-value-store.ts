@@ -94,14 +94,15 @@ function redisStore(url: string, prefix: string): KeyValueStore {
       return (await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'
     },
     async increment(key, windowMs) {
-      const result = (await redis
-        .multi()
-        .incr(key)
-        .pexpire(key, windowMs, 'NX')
-        .pttl(key)
-        .exec()) as [Error | null, number][] | null
+      const result = (await redis.multi().incr(key).pexpire(key, windowMs, 'NX').pttl(key).exec()) as
+        | [Error | null, number][]
+        | null
       if (!result) throw new Error('redis transaction aborted')
-      const [[incrError, count], , [ttlError, ttl]] = result as [[Error | null, number], unknown, [Error | null, number]]
+      const [[incrError, count], , [ttlError, ttl]] = result as [
+        [Error | null, number],
+        unknown,
+        [Error | null, number],
+      ]
       if (incrError) throw incrError
       if (ttlError) throw ttlError
       return { count, ttlMs: ttl }

@@ -32,13 +32,11 @@ export default fp(
       }
       if (hasZodFastifySchemaValidationErrors(error)) {
         const details = error.validation.map((v) => ({
-          path: v.instancePath.replace(/^\//, '').replaceAll('/', '.') || v.params.issue.path?.join('.') || '',
+          path: v.instancePath.replace(/^\//, '').replaceAll('/', '.'),
           message: v.message ?? 'invalid',
           in: error.validationContext,
         }))
-        return reply
-          .status(400)
-          .send(errorEnvelope(400, 'VALIDATION_ERROR', 'The request is not valid.', details))
+        return reply.status(400).send(errorEnvelope(400, 'VALIDATION_ERROR', 'The request is not valid.', details))
       }
       if (isResponseSerializationError(error)) {
         request.log.error({ err: error, cause: error.cause }, 'response did not match its schema')

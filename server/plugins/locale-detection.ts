@@ -41,7 +41,10 @@ export default fp(
       const { locale } = splitLocalePath(pathname)
       if (locale === DEFAULT_LOCALE && detected !== DEFAULT_LOCALE && !pathname.startsWith('/en/')) {
         const target = localizePath(detected, pathname) + (query ? `?${query}` : '')
-        return reply.header('vary', 'Accept-Language, Cookie').header('cache-control', 'private, no-store').redirect(target, 302)
+        return reply
+          .header('vary', 'Accept-Language, Cookie')
+          .header('cache-control', 'private, no-store')
+          .redirect(target, 302)
       }
     })
   },

@@ -25,10 +25,7 @@ export default fp(
     app.addHook('onResponse', async (request, reply) => {
       // The route pattern, never the raw URL, so ids and queries do not explode the label set.
       const route = request.routeOptions.url ?? 'unmatched'
-      duration.observe(
-        { method: request.method, route, status: String(reply.statusCode) },
-        reply.elapsedTime / 1000,
-      )
+      duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000)
     })
 
     app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (_request, reply) => {

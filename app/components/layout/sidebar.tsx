@@ -42,7 +42,10 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
         </ul>
         {loggedIn ? (
           <section aria-labelledby="my-chats-title" className="mt-6">
-            <h2 id="my-chats-title" className="flex items-center gap-2 px-3 text-xs font-semibold uppercase text-zinc-400">
+            <h2
+              id="my-chats-title"
+              className="flex items-center gap-2 px-3 text-xs font-semibold uppercase text-zinc-400"
+            >
               <History aria-hidden="true" className="size-4" />
               {t('nav.myChats')}
             </h2>

@@ -26,7 +26,10 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
         <label htmlFor={searchId} className="sr-only">
           {t('topBar.searchLabel')}
         </label>
-        <Search aria-hidden="true" className="pointer-events-none absolute start-3 top-1/2 size-4 -translate-y-1/2 text-zinc-400" />
+        <Search
+          aria-hidden="true"
+          className="pointer-events-none absolute start-3 top-1/2 size-4 -translate-y-1/2 text-zinc-400"
+        />
         <input
           id={searchId}
           name="q"
@@ -39,7 +42,13 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
       <div className="ms-auto flex items-center gap-2">
         {loggedIn ? (
           <>
-            <img src="/default-avatar.svg" alt={t('topBar.account')} width={32} height={32} className="size-8 rounded-full" />
+            <img
+              src="/default-avatar.svg"
+              alt={t('topBar.account')}
+              width={32}
+              height={32}
+              className="size-8 rounded-full"
+            />
             <button type="button" className="button-ghost" onClick={() => clearTokens()}>
               <LogOut aria-hidden="true" className="size-4" />
               {t('topBar.logout')}

@@ -1,0 +1,90 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '#server/config.ts'
+
+const tempDir = () => mkdtempSync(path.join(tmpdir(), 'rp-config-'))
+
+const productionEnv = {
+  NODE_ENV: 'production',
+  PUBLIC_URL: 'https://taleweave.example',
+  JWT_SECRET: 'p'.repeat(48),
+  CRON_SECRET: 'c'.repeat(24),
+  STRIPE_SECRET_KEY: 'sk_live_x',
+  STRIPE_WEBHOOK_SECRET: 'whsec_x',
+}
+
+describe('loadConfig', () => {
+  it('works in development with no variables at all', () => {
+    const dataDir = tempDir()
+    const config = loadConfig({ DATA_DIR: dataDir })
+    expect(config.env).toBe('development')
+    expect(config.port).toBe(3000)
+    expect(config.host).toBe('127.0.0.1')
+    expect(config.publicUrl).toBe('http://localhost:3000')
+    expect(config.databaseUrl).toBeUndefined()
+    expect(config.llm.baseUrl).toBe('http://127.0.0.1:11434/v1')
+    expect(config.captcha.provider).toBe('altcha')
+    expect(config.paymentsSandbox).toBe(true)
+  })
+
+  it('generates a JWT secret once outside production and keeps it in DATA_DIR', () => {
+    const dataDir = tempDir()
+    const first = loadConfig({ DATA_DIR: dataDir }).jwtSecret
+    expect(first.length).toBeGreaterThanOrEqual(32)
+    expect(readFileSync(path.join(dataDir, 'jwt-secret'), 'utf8').trim()).toBe(first)
+    expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(first)
+  })
+
+  it('accepts a complete production configuration', () => {
+    const config = loadConfig({ ...productionEnv, DATA_DIR: tempDir() })
+    expect(config.isProduction).toBe(true)
+    expect(config.host).toBe('0.0.0.0')
+    expect(config.paymentsSandbox).toBe(false)
+    expect(config.jwtSecret).toBe(productionEnv.JWT_SECRET)
+  })
+
+  it('refuses to start in production with a missing secret, naming every problem', () => {
+    const { JWT_SECRET: _j, CRON_SECRET: _c, ...rest } = productionEnv
+    try {
+      loadConfig({ ...rest, DATA_DIR: tempDir() })
+      expect.unreachable()
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      const problems = (error as ConfigError).problems.join('\n')
+      expect(problems).toContain('JWT_SECRET')
+      expect(problems).toContain('CRON_SECRET')
+    }
+  })
+
+  it('refuses the payment sandbox in production', () => {
+    expect(() => loadConfig({ ...productionEnv, PAYMENTS_SANDBOX: 'true', DATA_DIR: tempDir() })).toThrow(
+      /PAYMENTS_SANDBOX/,
+    )
+    const { STRIPE_SECRET_KEY: _s, STRIPE_WEBHOOK_SECRET: _w, ...noKeys } = productionEnv
+    // Production never falls back to the sandbox, even without payment keys.
+    expect(loadConfig({ ...noKeys, DATA_DIR: tempDir() }).paymentsSandbox).toBe(false)
+  })
+
+  it('rejects malformed values with the variable named', () => {
+    expect(() => loadConfig({ PORT: 'eighty', DATA_DIR: tempDir() })).toThrow(/PORT/)
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x', DATA_DIR: tempDir() })).toThrow(/DATABASE_URL/)
+    expect(() => loadConfig({ JWT_SECRET: 'short', DATA_DIR: tempDir() })).toThrow(/JWT_SECRET/)
+    expect(() => loadConfig({ CAPTCHA_PROVIDER: 'recaptcha', DATA_DIR: tempDir() })).toThrow(/CAPTCHA_PROVIDER/)
+  })
+
+  it('requires the variables that only work together', () => {
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_x', DATA_DIR: tempDir() })).toThrow(/STRIPE_WEBHOOK_SECRET/)
+    expect(() => loadConfig({ BTCPAY_URL: 'https://pay.example', DATA_DIR: tempDir() })).toThrow(/BTCPAY_API_KEY/)
+    expect(() => loadConfig({ GOOGLE_CLIENT_ID: 'id', DATA_DIR: tempDir() })).toThrow(/GOOGLE_CLIENT_SECRET/)
+    expect(() => loadConfig({ CAPTCHA_PROVIDER: 'turnstile', DATA_DIR: tempDir() })).toThrow(/TURNSTILE_SECRET_KEY/)
+  })
+
+  it('treats empty variables as unset, as a copied .env.example leaves them', () => {
+    const config = loadConfig({ DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', DATA_DIR: tempDir() })
+    expect(config.databaseUrl).toBeUndefined()
+    expect(config.redisUrl).toBeUndefined()
+    expect(config.mail.smtpUrl).toBeUndefined()
+  })
+})

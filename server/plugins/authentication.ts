@@ -1,0 +1,34 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError } from '#server/lib/errors.ts'
+import { type AccessTokens, createAccessTokens } from '#server/modules/auth/access-token.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    accessTokens: AccessTokens
+    /** preHandler for routes that need a signed-in user: 401 without a valid bearer token. */
+    requireUser(request: FastifyRequest, reply: FastifyReply): Promise<void>
+  }
+  interface FastifyRequest {
+    /** The signed-in user's id, when the request carried a valid access token. */
+    userId: string | null
+  }
+}
+
+/** Reads `Authorization: Bearer <access token>` on every request; routes opt in to requiring it. */
+export default fp(
+  async function authentication(app: FastifyInstance) {
+    app.decorate('accessTokens', createAccessTokens(app.config.jwtSecret))
+    app.decorateRequest('userId', null)
+    app.addHook('onRequest', async (request) => {
+      const header = request.headers.authorization
+      if (!header?.startsWith('Bearer ')) return
+      const claims = await app.accessTokens.verify(header.slice('Bearer '.length).trim())
+      request.userId = claims?.userId ?? null
+    })
+    app.decorate('requireUser', async (request: FastifyRequest) => {
+      if (!request.userId) throw AppError.unauthorized()
+    })
+  },
+  { name: 'authentication' },
+)

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { buildApp } from '#server/app.ts'
+import { loadConfig } from '#server/config.ts'
+import { openKeyValueStore } from '#server/lib/key-value-store.ts'
+import { createUser, type UserOverrides } from '#tests/factories/user.ts'
+import { openTestDatabase } from '#tests/helpers/test-database.ts'
+
+export type TestApp = Awaited<ReturnType<typeof buildTestApp>>
+
+/**
+ * The whole API on a fresh database (PGlite, or PostgreSQL with TEST_DATABASE_URL) and a
+ * key-value store (in memory, or Redis with TEST_REDIS_URL under a unique prefix).
+ * Call `close()` in afterAll.
+ */
+export async function buildTestApp(
+  options: { env?: Record<string, string>; configure?: (app: FastifyInstance) => void | Promise<void> } = {},
+) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-test-'))
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    PUBLIC_URL: 'http://localhost:3000',
+    ...options.env,
+  })
+  const database = await openTestDatabase()
+  const kv = openKeyValueStore(process.env.TEST_REDIS_URL, `test:${randomBytes(6).toString('hex')}:`)
+  const app = await buildApp({ config, database, kv, closeDatabase: true, logger: false })
+  await options.configure?.(app)
+  await app.ready()
+
+  /** Creates a user (or uses the given one) and returns it with a valid access token. */
+  async function login(overrides: UserOverrides = {}) {
+    const user = await createUser(database.db, overrides)
+    const token = await app.accessTokens.issue({ userId: user.id })
+    return { user, token }
+  }
+
+  /** `app.inject` with the bearer token of a freshly logged-in user (or the one given). */
+  async function injectWithLogin(request: InjectOptions, session?: { token: string }) {
+    const { token } = session ?? (await login())
+    return app.inject({ ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } })
+  }
+
+  return { app, config, database, kv, login, injectWithLogin, close: () => app.close() }
+}

@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config'
+
+// Two projects: fast unit + integration tests (app.inject against a fresh database per file), and
+// browser tests that start the real built server and drive Chromium.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['**/*.test.ts', '**/*.test.tsx'],
+          exclude: ['node_modules/**', 'build/**', 'tests/e2e/**'],
+          environment: 'node',
+          setupFiles: ['tests/setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          environment: 'node',
+          setupFiles: ['tests/setup.ts'],
+          globalSetup: ['tests/e2e/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // One Chromium at a time: the machine has two cores.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+})
