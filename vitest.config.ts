@@ -2,8 +2,12 @@ import { defineConfig } from 'vitest/config'
 
 // Two projects: fast unit + integration tests (app.inject against a fresh database per file), and
 // browser tests that start the real built server and drive Chromium.
+// CI asks for a JSON report too, to print one closing 'N passed, N failed' line (.ci/run).
+const jsonReport = process.env.VITEST_JSON_REPORT
+
 export default defineConfig({
   test: {
+    reporters: jsonReport ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],
     projects: [
       {
         test: {

@@ -1,23 +1,11 @@
-import { z } from 'zod'
-
-/** The success envelope of every `/api` response (DESIGN.md, API conventions). */
-export function okEnvelope<T extends z.ZodType>(data: T) {
-  return z.object({
-    code: z.literal(0),
-    success: z.literal(true),
-    message: z.literal('ok'),
-    data,
-  })
+/** The error envelope of every failed `/api` call. */
+export type ErrorEnvelope = {
+  code: number
+  success: false
+  error: string
+  message: string
+  details?: unknown
 }
-
-export const errorEnvelope = z.object({
-  code: z.number().int().min(400).max(599),
-  success: z.literal(false),
-  error: z.string(),
-  message: z.string(),
-  details: z.unknown().optional(),
-})
-export type ErrorEnvelope = z.infer<typeof errorEnvelope>
 
 /** Machine codes of errors. The client maps each to a localized message. */
 export const ERROR_CODES = [
@@ -71,12 +59,17 @@ export function isPublicApiPath(apiPath: string): boolean {
   return (PUBLIC_API_PATHS as readonly string[]).includes(path)
 }
 
-export const healthResponse = z.object({ status: z.literal('ok') })
-export const readinessResponse = z.object({
-  status: z.enum(['ok', 'unavailable']),
-  checks: z.record(z.string(), z.enum(['ok', 'failed'])),
-})
-
 /** Build metadata written at build time and polled by the client. */
-export const buildInfo = z.object({ id: z.string(), timestamp: z.number().int() })
-export type BuildInfo = z.infer<typeof buildInfo>
+export type BuildInfo = { id: string; timestamp: number }
+
+export function isBuildInfo(value: unknown): value is BuildInfo {
+  const v = value as Partial<BuildInfo> | null
+  return typeof v?.id === 'string' && typeof v.timestamp === 'number'
+}
+
+export function isErrorEnvelope(value: unknown): value is ErrorEnvelope {
+  const v = value as Partial<ErrorEnvelope> | null
+  return (
+    v?.success === false && typeof v.code === 'number' && typeof v.error === 'string' && typeof v.message === 'string'
+  )
+}

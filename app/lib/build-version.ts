@@ -1,4 +1,4 @@
-import { buildInfo } from '#contracts/api.ts'
+import { isBuildInfo } from '#contracts/api.ts'
 
 const POLL_INTERVAL_MS = 5 * 60_000
 
@@ -12,8 +12,8 @@ export function isNewerBuildDeployed(): boolean {
 async function fetchLatestBuild(): Promise<string | null> {
   const response = await fetch(`/builds/latest.json?t=${Date.now()}`, { cache: 'no-store' })
   if (!response.ok) return null
-  const parsed = buildInfo.safeParse(await response.json())
-  return parsed.success ? parsed.data.id : null
+  const info: unknown = await response.json()
+  return isBuildInfo(info) ? info.id : null
 }
 
 /**

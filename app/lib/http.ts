@@ -1,5 +1,5 @@
 import { clearTokens, getAccessToken, getRefreshToken, storeTokens } from '#app/lib/session.ts'
-import { type ErrorCode, errorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
+import { type ErrorCode, isErrorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
 
 /** The error every failed API call throws (spec section 8: error, details, message, code). */
 export class ApiError extends Error {
@@ -81,9 +81,8 @@ async function parse<T>(response: Response, path: string): Promise<T> {
     if (envelope && envelope.code === 0 && envelope.success) return envelope.data
     throw new ApiError(500, 'INTERNAL_ERROR', `Invalid server response format from ${path}`)
   }
-  const parsed = errorEnvelope.safeParse(payload)
-  if (parsed.success) {
-    throw new ApiError(parsed.data.code, parsed.data.error, parsed.data.message, parsed.data.details)
+  if (isErrorEnvelope(payload)) {
+    throw new ApiError(payload.code, payload.error, payload.message, payload.details)
   }
   throw new ApiError(response.status || 500, 'INTERNAL_ERROR', response.statusText || 'Unknown error')
 }

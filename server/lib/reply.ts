@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { okEnvelope } from '#contracts/api.ts'
+import { okEnvelope } from '#contracts/api-schemas.ts'
 
 /** Wraps a payload in the success envelope of DESIGN.md. */
 export function ok<T>(data: T) {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { healthResponse, readinessResponse } from '#contracts/api.ts'
+import { healthResponse, readinessResponse } from '#contracts/api-schemas.ts'
 
 /**
  * Liveness and readiness for load balancers and orchestrators. These two answer plain JSON

@@ -1,0 +1,28 @@
+import { z } from 'zod'
+
+// zod schemas of the API envelope, for the server and for forms. Kept apart from `api.ts` so a
+// page that only needs the constants does not ship zod.
+
+/** The success envelope of every `/api` response (DESIGN.md, API conventions). */
+export function okEnvelope<T extends z.ZodType>(data: T) {
+  return z.object({
+    code: z.literal(0),
+    success: z.literal(true),
+    message: z.literal('ok'),
+    data,
+  })
+}
+
+export const errorEnvelope = z.object({
+  code: z.number().int().min(400).max(599),
+  success: z.literal(false),
+  error: z.string(),
+  message: z.string(),
+  details: z.unknown().optional(),
+})
+
+export const healthResponse = z.object({ status: z.literal('ok') })
+export const readinessResponse = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  checks: z.record(z.string(), z.enum(['ok', 'failed'])),
+})

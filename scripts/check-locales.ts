@@ -1,0 +1,173 @@
+// Checks every locale against English, the source: same keys, same placeholders, the plural forms
+// each language needs, no English left untranslated (bar a reviewed list), and no key the code
+// never uses. Run by `npm test` (scripts/check-locales.test.ts) and directly: `node scripts/check-locales.ts`.
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+
+export type LocaleCheckOptions = {
+  localesDir: string
+  /** Folders whose source files must mention each key; omit to skip the unused-key check. */
+  sourceDirs?: string[]
+  /** `{ "*": { ns: [keys] }, "<locale>": { ns: [keys] } }`: values allowed to equal English. */
+  identicalAllowed?: Record<string, Record<string, string[]>>
+}
+
+const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/
+const PLACEHOLDER = /\{\{\s*[\w.]+\s*(?:,[^}]*)?\}\}|\$t\([^)]*\)/g
+
+type Flat = Map<string, string>
+
+function flatten(value: unknown, prefix = '', out: Flat = new Map()): Flat {
+  if (typeof value === 'string') out.set(prefix, value)
+  else if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out)
+  } else out.set(prefix, String(value))
+  return out
+}
+
+function readJson(file: string): unknown {
+  return JSON.parse(readFileSync(file, 'utf8'))
+}
+
+function placeholders(text: string): string {
+  return [...text.matchAll(PLACEHOLDER)]
+    .map((m) => m[0].replace(/\s+/g, ''))
+    .sort()
+    .join(' ')
+}
+
+function pluralCategories(locale: string): string[] {
+  const tag = locale === 'zh-cn' ? 'zh-CN' : locale === 'zh-tw' ? 'zh-TW' : locale
+  return new Intl.PluralRules(tag).resolvedOptions().pluralCategories.slice().sort()
+}
+
+/** Groups `x_one`, `x_other` under `x`; other keys stand alone. */
+function pluralBases(keys: Iterable<string>): { plain: Set<string>; plural: Map<string, Set<string>> } {
+  const plain = new Set<string>()
+  const plural = new Map<string, Set<string>>()
+  for (const key of keys) {
+    const match = PLURAL_SUFFIX.exec(key)
+    if (match) {
+      const base = key.slice(0, -match[0].length)
+      const set = plural.get(base) ?? new Set<string>()
+      set.add(match[1] ?? '')
+      plural.set(base, set)
+    } else plain.add(key)
+  }
+  return { plain, plural }
+}
+
+function sourceText(dirs: string[]): string {
+  const parts: string[] = []
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (name === 'node_modules' || name.startsWith('.')) continue
+      const full = path.join(dir, name)
+      if (statSync(full).isDirectory()) walk(full)
+      else if (/\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name)) parts.push(readFileSync(full, 'utf8'))
+    }
+  }
+  for (const dir of dirs) walk(dir)
+  return parts.join('\n')
+}
+
+/** A key counts as used when its full path appears in the code, or a template prefix covering it. */
+function isUsed(key: string, code: string): boolean {
+  if (code.includes(`'${key}'`) || code.includes(`"${key}"`) || code.includes(`\`${key}\``)) return true
+  const segments = key.split('.')
+  for (let i = segments.length - 1; i > 0; i--) {
+    if (code.includes(`\`${segments.slice(0, i).join('.')}.\${`)) return true
+  }
+  return false
+}
+
+export function checkLocales(options: LocaleCheckOptions): string[] {
+  const problems: string[] = []
+  const { localesDir } = options
+  const locales = readdirSync(localesDir).filter((d) => statSync(path.join(localesDir, d)).isDirectory())
+  if (!locales.includes('en')) return [`${localesDir}: no English (en) folder`]
+  const namespaces = readdirSync(path.join(localesDir, 'en'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -5))
+  const allowed = options.identicalAllowed ?? {}
+  const code = options.sourceDirs ? sourceText(options.sourceDirs) : null
+
+  for (const ns of namespaces) {
+    const english = flatten(readJson(path.join(localesDir, 'en', `${ns}.json`)))
+    const englishGroups = pluralBases(english.keys())
+
+    if (code) {
+      const bases = [...englishGroups.plain, ...englishGroups.plural.keys()]
+      for (const key of bases) if (!isUsed(key, code)) problems.push(`en/${ns}: "${key}" is not used in the code`)
+    }
+
+    for (const locale of locales) {
+      if (locale === 'en') continue
+      const file = path.join(localesDir, locale, `${ns}.json`)
+      let translated: Flat
+      try {
+        translated = flatten(readJson(file))
+      } catch (error) {
+        problems.push(`${locale}/${ns}: missing or invalid JSON (${(error as Error).message})`)
+        continue
+      }
+      const groups = pluralBases(translated.keys())
+      const where = `${locale}/${ns}`
+      for (const key of englishGroups.plain) if (!groups.plain.has(key)) problems.push(`${where}: missing "${key}"`)
+      for (const key of groups.plain) if (!englishGroups.plain.has(key)) problems.push(`${where}: extra "${key}"`)
+      const needed = pluralCategories(locale)
+      for (const [base] of englishGroups.plural) {
+        const have = [...(groups.plural.get(base) ?? [])].sort()
+        if (have.join() !== needed.join()) {
+          problems.push(`${where}: "${base}" needs plural forms ${needed.join(', ')}, has ${have.join(', ') || 'none'}`)
+        }
+      }
+      for (const [base] of groups.plural)
+        if (!englishGroups.plural.has(base)) problems.push(`${where}: extra plural "${base}"`)
+
+      const allowList = new Set([...(allowed['*']?.[ns] ?? []), ...(allowed[locale]?.[ns] ?? [])])
+      for (const [key, value] of translated) {
+        const pluralMatch = PLURAL_SUFFIX.exec(key)
+        const englishValue =
+          english.get(key) ?? (pluralMatch ? english.get(`${key.slice(0, -pluralMatch[0].length)}_other`) : undefined)
+        if (englishValue === undefined) continue
+        if (placeholders(value) !== placeholders(englishValue)) {
+          problems.push(
+            `${where}: "${key}" placeholders {${placeholders(value)}} differ from English {${placeholders(englishValue)}}`,
+          )
+        }
+        if (value.trim() === '') problems.push(`${where}: "${key}" is empty`)
+        else if (value === englishValue && !allowList.has(key)) {
+          problems.push(`${where}: "${key}" is still English ("${value}")`)
+        }
+      }
+    }
+  }
+  for (const locale of locales) {
+    for (const file of readdirSync(path.join(localesDir, locale))) {
+      if (file.endsWith('.json') && !namespaces.includes(file.slice(0, -5))) {
+        problems.push(`${locale}/${file}: namespace has no English source`)
+      }
+    }
+  }
+  return problems
+}
+
+export function checkProjectLocales(): string[] {
+  const root = path.resolve(import.meta.dirname, '..')
+  return checkLocales({
+    localesDir: path.join(root, 'locales'),
+    sourceDirs: [path.join(root, 'app'), path.join(root, 'server')],
+    identicalAllowed: readJson(path.join(root, 'locales', 'identical-allowlist.json')) as Record<
+      string,
+      Record<string, string[]>
+    >,
+  })
+}
+
+if (import.meta.main) {
+  const problems = checkProjectLocales()
+  for (const p of problems) console.error(p)
+  console.log(problems.length === 0 ? 'locales: all good' : `locales: ${problems.length} problem(s)`)
+  process.exit(problems.length === 0 ? 0 : 1)
+}

@@ -1,0 +1,141 @@
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  chromiumPath,
+  launchBrowser,
+  type RunningServer,
+  screenshotDir,
+  seriousA11yViolations,
+  startServer,
+} from './browser.ts'
+
+describe.skipIf(!chromiumPath)('app shell in a browser', () => {
+  let server: RunningServer
+  let browser: Browser
+  beforeAll(async () => {
+    mkdirSync(screenshotDir, { recursive: true })
+    server = await startServer()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('renders the home page, navigates client-side, and shows the 404 page', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    const pageErrors: string[] = []
+    page.on('pageerror', (error) => pageErrors.push(error.message))
+    // Expected 404s are the documents and route data of missing pages; any other failure is a bug.
+    page.on('response', (res) => {
+      const url = new URL(res.url())
+      const expected404 =
+        res.status() === 404 && (res.request().resourceType() === 'document' || url.pathname.endsWith('.data'))
+      if (res.status() >= 400 && !expected404) pageErrors.push(`${res.status()} ${url.pathname}`)
+    })
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        pageErrors.push(message.text())
+      }
+    })
+
+    const response = await page.goto(`${server.url}/`)
+    expect(response?.status()).toBe(200)
+    const headers = response?.headers() ?? {}
+    expect(headers['content-security-policy']).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/)
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'")
+    expect(headers['content-encoding']).toMatch(/^(br|gzip)$/)
+    await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('en')
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    await page.getByRole('link', { name: 'Login' }).waitFor()
+    expect(await page.getByPlaceholder('Search AI characters...').count()).toBe(1)
+    expect(await page.getByText('© 2025 Taleweave').count()).toBe(1)
+    // Wait for hydration: React attaches its root container property to the document.
+    await page.waitForFunction(() => Object.keys(document).some((k) => k.startsWith('__reactContainer')))
+
+    // A marker on window survives client-side navigation and dies with a full page load.
+    await page.evaluate(() => {
+      ;(window as unknown as { marker: number }).marker = 42
+    })
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Characters' }).click()
+    await page.waitForURL(`${server.url}/characters`)
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
+    // Nothing claims /characters yet, so the shell shows the 404 page for it.
+    await page.getByTestId('error-not-found').waitFor()
+    expect(await page.getByText('Page not found: /characters').count()).toBe(1)
+
+    await page.getByRole('link', { name: 'Back to home' }).click()
+    await page.waitForURL(`${server.url}/`)
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
+
+    const missing = await page.goto(`${server.url}/no/such/page`)
+    expect(missing?.status()).toBe(404)
+    await page.getByText('Page not found: /no/such/page').waitFor()
+    await page.screenshot({ path: path.join(screenshotDir, 'not-found.png') })
+
+    // Assets: hashed, immutable for a year, precompressed.
+    const asset = await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel=modulepreload]')?.href)
+    expect(asset).toBeTruthy()
+    const assetResponse = await fetch(asset ?? '', { headers: { 'accept-encoding': 'br, gzip' } })
+    expect(assetResponse.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(assetResponse.headers.get('content-encoding')).toBe('br')
+
+    expect(pageErrors).toEqual([])
+    await context.close()
+  })
+
+  it('has no serious or critical accessibility violations', async () => {
+    const context = await browser.newContext({ locale: 'en-US' })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/`)
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.goto(`${server.url}/missing-page`)
+    await page.getByTestId('error-not-found').waitFor()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await context.close()
+  })
+
+  it('collapses the sidebar into a drawer on a 360 px wide screen', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 360, height: 740 } })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/`)
+    await page.waitForFunction(() => Object.keys(document).some((k) => k.startsWith('__reactContainer')))
+    const sidebar = page.locator('#sidebar')
+    expect(await sidebar.isVisible()).toBe(false)
+    // Nothing wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360)
+    await page.screenshot({ path: path.join(screenshotDir, 'home-360.png'), fullPage: true })
+    await page.getByRole('button', { name: 'Open menu' }).click()
+    await expect.poll(() => sidebar.isVisible()).toBe(true)
+    await page.waitForTimeout(300) // let the slide-in finish before the picture
+    await page.screenshot({ path: path.join(screenshotDir, 'home-360-menu.png') })
+    await page.keyboard.press('Escape')
+    await expect.poll(() => sidebar.isVisible()).toBe(false)
+    await context.close()
+  })
+
+  it('shows Logout and My Chats when a token is held, and clears both tokens on Logout', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/`)
+    await page.evaluate(() => {
+      localStorage.setItem('token', 'a')
+      localStorage.setItem('refreshToken', 'b')
+    })
+    await page.reload()
+    await page.getByRole('button', { name: 'Logout' }).waitFor()
+    await page.getByText('No chat history').waitFor()
+    await page.screenshot({ path: path.join(screenshotDir, 'home-logged-in.png') })
+    await page.getByRole('button', { name: 'Logout' }).click()
+    await page.getByRole('link', { name: 'Login' }).waitFor()
+    expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('refreshToken')])).toEqual([
+      null,
+      null,
+    ])
+    await context.close()
+  })
+})
