@@ -26,6 +26,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce()
   const { i18n } = useTranslation()
   const handoff = { locale, resources: i18n.store?.data[locale] ?? {} }
+  useFullReloadOnNewBuild()
   return (
     <html lang={LOCALE_TAGS[locale]} dir={directionOf(locale)} className="dark">
       <head>
@@ -43,6 +44,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body>
         {children}
+        <Notifications />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
       </body>
@@ -58,11 +60,9 @@ function safeJson(value: unknown): string {
 }
 
 export default function App() {
-  useFullReloadOnNewBuild()
   return (
     <AppShell>
       <Outlet />
-      <Notifications />
     </AppShell>
   )
 }

@@ -69,6 +69,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  // While draining, every response closes its connection: a keep-alive socket that goes idle after
+  // shutdown began would otherwise hold the server open until its keep-alive timeout.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close')
+    return payload
+  })
 
   await app.register(errorHandler)
   await app.register(securityHeaders, { production: config.isProduction })

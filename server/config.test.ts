@@ -82,7 +82,20 @@ describe('loadConfig', () => {
   })
 
   it('treats empty variables as unset, as a copied .env.example leaves them', () => {
-    const config = loadConfig({ DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', DATA_DIR: tempDir() })
+    const config = loadConfig({
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      SMTP_URL: '',
+      PORT: '',
+      NODE_ENV: '',
+      LLM_MODEL: ' ',
+      CAPTCHA_PROVIDER: '',
+      DATA_DIR: tempDir(),
+    })
+    expect(config.port).toBe(3000)
+    expect(config.env).toBe('development')
+    expect(config.llm.model).toBe('llama3.2')
+    expect(config.captcha.provider).toBe('altcha')
     expect(config.databaseUrl).toBeUndefined()
     expect(config.redisUrl).toBeUndefined()
     expect(config.mail.smtpUrl).toBeUndefined()

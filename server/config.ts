@@ -108,7 +108,9 @@ export class ConfigError extends Error {
 
 /** Parses and checks the environment. Throws `ConfigError` listing every problem at once. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(source)
+  // An empty variable (as a copied .env.example leaves it) means "not set": the default applies.
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value?.trim()))
+  const parsed = envSchema.safeParse(present)
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))
   }

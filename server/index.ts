@@ -1,13 +1,25 @@
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseEnv } from 'node:util'
 import { openDatabase } from '#db/client.ts'
+import { seedDemoContent } from '#db/seed/seed.ts'
 import { buildApp } from '#server/app.ts'
 import { ConfigError, loadConfig } from '#server/config.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 
 const SHUTDOWN_GRACE_MS = 25_000
 
+/** A `.env` in the working directory fills in variables the environment does not set. */
+function loadDotEnv(file = '.env') {
+  if (!existsSync(file)) return
+  for (const [name, value] of Object.entries(parseEnv(readFileSync(file, 'utf8')))) {
+    if (process.env[name] === undefined) process.env[name] = value
+  }
+}
+
 async function main() {
+  loadDotEnv()
   let config: ReturnType<typeof loadConfig>
   try {
     config = loadConfig()
@@ -21,6 +33,8 @@ async function main() {
 
   const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
   await database.migrate()
+  // Outside production the product starts with its demo content, so a fresh clone has something to show.
+  if (!config.isProduction) await seedDemoContent(database.db)
   const kv = openKeyValueStore(config.redisUrl)
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
   const app = await buildApp({

@@ -7,15 +7,18 @@ const KEY_PREFIX = 'chunk-reload:'
  */
 export function reloadOnceOnChunkError() {
   window.addEventListener('vite:preloadError', (event) => {
-    if (reloadIfAllowed(window.location.pathname)) event.preventDefault()
+    if (mayReload(window.location.pathname, Date.now(), window.sessionStorage)) {
+      event.preventDefault()
+      window.location.reload()
+    }
   })
 }
 
-export function reloadIfAllowed(path: string, now = Date.now(), storage: Storage = window.sessionStorage): boolean {
+/** True (and remembered) when `path` has not been reloaded for a chunk error in the last 10 s. */
+export function mayReload(path: string, now: number, storage: Pick<Storage, 'getItem' | 'setItem'>): boolean {
   const key = KEY_PREFIX + path
-  const last = Number(storage.getItem(key) ?? 0)
-  if (now - last < GUARD_MS) return false
+  const last = storage.getItem(key)
+  if (last !== null && now - Number(last) < GUARD_MS) return false
   storage.setItem(key, String(now))
-  window.location.reload()
   return true
 }

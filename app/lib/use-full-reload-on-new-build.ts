@@ -1,17 +1,20 @@
-import { useEffect, useRef } from 'react'
+import { useEffect } from 'react'
 import { useLocation } from 'react-router'
 import { isNewerBuildDeployed } from '#app/lib/build-version.ts'
 
+// Module state, not a ref: the root Layout remounts when the page switches to or from an error
+// boundary, and a navigation must still be recognised as one.
+let lastLocationKey: string | undefined
+
 /** After a new build is deployed, the next navigation loads the page afresh from the server. */
 export function useFullReloadOnNewBuild() {
-  const location = useLocation()
-  const first = useRef(true)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every navigation (location.key).
+  const { key } = useLocation()
   useEffect(() => {
-    if (first.current) {
-      first.current = false
+    if (lastLocationKey === undefined || key === lastLocationKey) {
+      lastLocationKey = key
       return
     }
+    lastLocationKey = key
     if (isNewerBuildDeployed()) window.location.reload()
-  }, [location.key])
+  }, [key])
 }

@@ -60,6 +60,10 @@ export default fp(
       pages.addContentTypeParser('*', (_request, _payload, done) => done(null))
 
       const render = async (request: FastifyRequest, reply: FastifyReply) => {
+        // `/api` belongs to the API: an unknown call there is a JSON 404, never a page.
+        if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) {
+          return reply.callNotFound()
+        }
         const webRequest = toWebRequest(request, reply, origin)
         const context = entry.createLoadContext({ nonce: request.cspNonce, requestId: request.id })
         const response = await handleRequest(webRequest, context as never)

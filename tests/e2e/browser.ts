@@ -127,4 +127,11 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
   return result.filter((v) => v.impact === 'serious' || v.impact === 'critical')
 }
 
+/**
+ * A desktop Chrome user agent. Headless Chromium announces itself as HeadlessChrome, which is a
+ * bot to `isbot`, and bots are never redirected by language; tests of what people see use this.
+ */
+export const PERSON_USER_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36'
+
 export const screenshotDir = path.join(root, 'tests', 'e2e', 'screenshots')

@@ -138,4 +138,37 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
     ])
     await context.close()
   })
+
+  it('does a full page load on the next navigation once a newer build is deployed', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/`)
+    await page.waitForFunction(() => Object.keys(document).some((k) => k.startsWith('__reactContainer')))
+    // The build it runs, fetched once after idle.
+    await page.waitForResponse((r) => /\/builds\/meta\/[^/]+\.json$/.test(new URL(r.url()).pathname))
+    await page.evaluate(() => {
+      ;(window as unknown as { marker: number }).marker = 1
+    })
+    const nav = page.getByRole('navigation', { name: 'Main navigation' })
+
+    // Same build: navigation stays client-side.
+    await nav.getByRole('link', { name: 'Pricing' }).click()
+    await page.waitForURL(`${server.url}/subscribe`)
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1)
+
+    // A deploy happens: latest.json now names another build; the tab checks when it becomes visible.
+    await page.route('**/builds/latest.json*', (route) =>
+      route.fulfill({ contentType: 'application/json', body: JSON.stringify({ id: 'newer-build', timestamp: 1 }) }),
+    )
+    const polled = page.waitForRequest((r) => r.url().includes('/builds/latest.json'))
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')))
+    await polled
+    await page.waitForTimeout(100)
+    await nav.getByRole('link', { name: 'Home' }).click()
+    await page.waitForURL(`${server.url}/`)
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { marker?: number }).marker ?? 'reloaded'))
+      .toBe('reloaded')
+    await context.close()
+  })
 })

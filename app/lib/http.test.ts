@@ -1,0 +1,149 @@
+import type { AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { AppError } from '#server/lib/errors.ts'
+import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
+import { ApiError, api } from './http.ts'
+
+// The browser's client, run in Node against the real server over a real socket. Only `window`
+// (location and localStorage) is provided by hand.
+describe('api() — the one HTTP client', () => {
+  let t: TestApp
+  let origin = ''
+  let refreshCalls = 0
+  const storage = new Map<string, string>()
+  const assign = vi.fn()
+
+  beforeAll(async () => {
+    t = await buildTestApp({
+      configure: async (app) => {
+        await app.register(
+          async (api) => {
+            api.get('/test/ok', async (request) => ({
+              code: 0,
+              success: true,
+              message: 'ok',
+              data: { query: request.query, auth: request.headers.authorization ?? null },
+            }))
+            api.post('/test/conflict', async () => {
+              throw AppError.conflict('Name taken', { field: 'name' })
+            })
+            api.get('/test/slow', async () => {
+              await new Promise((r) => setTimeout(r, 400))
+              return { code: 0, success: true, message: 'ok', data: null }
+            })
+            api.get('/test/not-an-envelope', async () => ({ hello: 'world' }))
+            api.get('/test/mine', { preHandler: app.requireUser }, async (request) => ({
+              code: 0,
+              success: true,
+              message: 'ok',
+              data: { userId: request.userId },
+            }))
+            api.addContentTypeParser('multipart/form-data', (_req, _payload, done) => done(null))
+            api.post('/test/form', async (request) => ({
+              code: 0,
+              success: true,
+              message: 'ok',
+              data: { contentType: request.headers['content-type'] },
+            }))
+            // Stands in for the refresh endpoint the accounts capability builds.
+            api.post('/refresh', async (request) => {
+              refreshCalls += 1
+              const { refreshToken } = request.body as { refreshToken: string }
+              if (refreshToken !== 'good-refresh') throw AppError.unauthorized()
+              const { token } = await t.login()
+              return { code: 0, success: true, message: 'ok', data: { token, refreshToken: 'rotated' } }
+            })
+          },
+          { prefix: '/api' },
+        )
+      },
+    })
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  })
+  afterAll(() => t.close())
+
+  beforeEach(() => {
+    storage.clear()
+    refreshCalls = 0
+    assign.mockReset()
+    vi.stubGlobal('window', {
+      location: { origin, pathname: '/fr/chat/7', search: '?x=1', assign },
+      localStorage: {
+        getItem: (k: string) => storage.get(k) ?? null,
+        setItem: (k: string, v: string) => void storage.set(k, v),
+        removeItem: (k: string) => void storage.delete(k),
+      },
+    })
+  })
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  it('returns the data of a success envelope, with query parameters and the bearer token', async () => {
+    storage.set('token', 'abc')
+    const data = await api<{ query: Record<string, unknown>; auth: string }>('/test/ok', {
+      query: { page: 2, tags: ['a', 'b'], skip: undefined },
+    })
+    expect(data.query).toEqual({ page: '2', tags: ['a', 'b'] })
+    expect(data.auth).toBe('Bearer abc')
+  })
+
+  it('throws an ApiError carrying error, message, details and code', async () => {
+    const error = await api('/test/conflict', { method: 'POST', body: { name: 'x' } }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ApiError)
+    expect(error).toMatchObject({ code: 409, error: 'CONFLICT', message: 'Name taken', details: { field: 'name' } })
+  })
+
+  it('gives up after its time limit, without retrying', async () => {
+    const started = Date.now()
+    const error = await api('/test/slow', { timeoutMs: 100 }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ error: 'TIMEOUT', code: 408 })
+    expect(Date.now() - started).toBeLessThan(390)
+  })
+
+  it('treats a 200 without the envelope as an invalid server response', async () => {
+    const error = await api('/test/not-an-envelope').catch((e: unknown) => e)
+    expect(error).toMatchObject({ error: 'INTERNAL_ERROR' })
+    expect((error as Error).message).toMatch(/Invalid server response format/)
+  })
+
+  it('sends FormData as multipart, not JSON', async () => {
+    const form = new FormData()
+    form.set('name', 'Ann')
+    const data = await api<{ contentType: string }>('/test/form', { method: 'POST', body: form })
+    expect(data.contentType).toMatch(/^multipart\/form-data; boundary=/)
+  })
+
+  it('on a 401 refreshes the tokens once and repeats the call', async () => {
+    storage.set('token', 'expired')
+    storage.set('refreshToken', 'good-refresh')
+    const data = await api<{ userId: string }>('/test/mine')
+    expect(data.userId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(refreshCalls).toBe(1)
+    expect(storage.get('refreshToken')).toBe('rotated')
+    expect(assign).not.toHaveBeenCalled()
+  })
+
+  it('when refreshing fails, clears the tokens and sends the user to login with the way back', async () => {
+    storage.set('token', 'expired')
+    storage.set('refreshToken', 'stolen')
+    await api('/test/mine').catch(() => {})
+    expect(assign).toHaveBeenCalledWith(`/fr/login?redirect_url=${encodeURIComponent('/fr/chat/7?x=1')}`)
+    expect(storage.has('token')).toBe(false)
+    expect(storage.has('refreshToken')).toBe(false)
+  })
+
+  it('never redirects to login for the public calls of the spec', async () => {
+    // /login is public: its 401 is an answer for the form, not a reason to leave the page.
+    const error = await api('/login', { method: 'POST', body: {} }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ApiError)
+    expect(assign).not.toHaveBeenCalled()
+  })
+
+  it('reports an unreachable server as a network error', async () => {
+    vi.stubGlobal('window', { ...globalThis.window, location: { origin: 'http://127.0.0.1:1', pathname: '/' } })
+    const error = await api('/test/ok').catch((e: unknown) => e)
+    expect(error).toMatchObject({ error: 'NETWORK_ERROR', code: 0 })
+  })
+})

@@ -1,0 +1,130 @@
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LOCALES, localizePath } from '#contracts/locales.ts'
+import {
+  chromiumPath,
+  launchBrowser,
+  PERSON_USER_AGENT,
+  type RunningServer,
+  screenshotDir,
+  startServer,
+} from './browser.ts'
+
+const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
+
+describe.skipIf(!chromiumPath)('languages in a browser', () => {
+  let server: RunningServer
+  let browser: Browser
+  beforeAll(async () => {
+    mkdirSync(screenshotDir, { recursive: true })
+    server = await startServer()
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('sends a first-time Japanese visitor to /ja and remembers it for 365 days', async () => {
+    const context = await browser.newContext({ locale: 'ja-JP', userAgent: PERSON_USER_AGENT })
+    const page = await context.newPage()
+    const first = await page.goto(`${server.url}/`)
+    expect(new URL(page.url()).pathname).toBe('/ja')
+    expect(first?.status()).toBe(200)
+    expect(await page.locator('html').getAttribute('lang')).toBe('ja')
+    const cookie = (await context.cookies()).find((c) => c.name === 'lang')
+    expect(cookie?.value).toBe('ja')
+    const days = ((cookie?.expires ?? 0) * 1000 - Date.now()) / 86_400_000
+    expect(days).toBeGreaterThan(364)
+    expect(days).toBeLessThanOrEqual(365)
+    // The Japanese text is in the first HTML, not swapped in afterwards.
+    const html = await (await fetch(`${server.url}/ja`, { headers: { cookie: 'lang=ja' } })).text()
+    expect(html).toContain('<html lang="ja" dir="ltr"')
+    expect(html).toContain('言語を選択')
+    await context.close()
+  })
+
+  it('switches to Deutsch on the same page, and English comes back without a prefix', async () => {
+    const context = await browser.newContext({
+      locale: 'ja-JP',
+      userAgent: PERSON_USER_AGENT,
+      viewport: { width: 1280, height: 800 },
+    })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/ja/characters?sort=newest`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByTestId('language-switcher').click()
+    await page.getByRole('link', { name: 'Deutsch' }).click()
+    await page.waitForURL(`${server.url}/de/characters?sort=newest`)
+    expect(await page.locator('html').getAttribute('lang')).toBe('de')
+    expect((await context.cookies()).find((c) => c.name === 'lang')?.value).toBe('de')
+    await page.getByText('Sprache auswählen').first().waitFor()
+
+    // The chosen language now wins over the browser's Japanese: no redirect from an English URL.
+    await page.goto(`${server.url}/`)
+    expect(new URL(page.url()).pathname).toBe('/')
+
+    await page.goto(`${server.url}/de`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByTestId('language-switcher').click()
+    await page.getByRole('link', { name: 'English' }).click()
+    await page.waitForURL(`${server.url}/`)
+    expect(await page.locator('html').getAttribute('lang')).toBe('en')
+    expect((await context.cookies()).find((c) => c.name === 'lang')?.value).toBe('en')
+    await context.close()
+  })
+
+  it('lays Arabic out right to left with the sidebar on the right', async () => {
+    const context = await browser.newContext({ locale: 'ar', viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/ar`)
+    expect(await page.locator('html').getAttribute('dir')).toBe('rtl')
+    const sidebar = await page.locator('#sidebar').boundingBox()
+    const main = await page.locator('#main').boundingBox()
+    expect(sidebar && main && sidebar.x > main.x).toBe(true)
+    expect((sidebar?.x ?? 0) + (sidebar?.width ?? 0)).toBeCloseTo(1280, -1)
+    await page.screenshot({ path: path.join(screenshotDir, 'home-ar.png') })
+    await context.close()
+
+    const mobile = await browser.newContext({ locale: 'ar', viewport: { width: 360, height: 740 } })
+    const phone = await mobile.newPage()
+    await phone.goto(`${server.url}/ar`)
+    await phone.waitForFunction(HYDRATED)
+    await phone.getByRole('button', { name: 'فتح القائمة' }).click()
+    await phone.waitForTimeout(300)
+    const drawer = await phone.locator('#sidebar').boundingBox()
+    expect((drawer?.x ?? 0) + (drawer?.width ?? 0)).toBeCloseTo(360, -1)
+    await phone.screenshot({ path: path.join(screenshotDir, 'home-ar-360-menu.png') })
+    await mobile.close()
+  })
+
+  it('never redirects search engine crawlers', async () => {
+    const res = await fetch(`${server.url}/`, {
+      redirect: 'manual',
+      headers: {
+        'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+        'accept-language': 'ja',
+      },
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('set-cookie')).toBeNull()
+  })
+
+  it('answers every locale prefix with its language, and an unknown prefix with 404', async () => {
+    for (const locale of LOCALES) {
+      const res = await fetch(`${server.url}${localizePath(locale, '/')}`, { headers: { cookie: `lang=${locale}` } })
+      expect(res.status, locale).toBe(200)
+      const html = await res.text()
+      expect(html, locale).toMatch(new RegExp(`<html lang="[^"]+" dir="${locale === 'ar' ? 'rtl' : 'ltr'}"`))
+      // Every page lists all 21 alternates plus x-default, and its own canonical URL.
+      expect(html.match(/rel="alternate" hrefLang=/g)?.length, locale).toBe(22)
+      expect(html).toContain(`<link rel="canonical" href="${server.url}${localizePath(locale, '/')}"/>`)
+    }
+    for (const bad of ['/xx', '/en', '/en/characters', '/zz/characters']) {
+      const res = await fetch(`${server.url}${bad}`, { headers: { cookie: 'lang=en' } })
+      expect(res.status, bad).toBe(404)
+    }
+  })
+})
