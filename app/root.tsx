@@ -34,7 +34,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="dark" />
         <Meta />
-        <Links />
+        <Links nonce={nonce} />
         <script
           nonce={nonce}
           suppressHydrationWarning

@@ -4,6 +4,7 @@ import compress from '@fastify/compress'
 import cookie from '@fastify/cookie'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { ViteDevServer } from 'vite'
 import type { DatabaseHandle } from '#db/client.ts'
 import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
@@ -32,6 +33,8 @@ export type BuildAppOptions = {
   closeDatabase?: boolean
   /** Serve the React Router build from this folder; omit for an API-only app (most tests). */
   webBuildDir?: string
+  /** `npm run dev`: render from source through this Vite dev server instead of the build. */
+  vite?: ViteDevServer
   logger?: boolean
 }
 
@@ -81,7 +84,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   })
 
   await app.register(errorHandler)
-  await app.register(securityHeaders, { production: config.isProduction })
+  await app.register(securityHeaders, { production: config.isProduction, devServer: Boolean(options.vite) })
   await app.register(cookie)
   await app.register(compress, {
     global: true,
@@ -119,6 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       buildDir: options.webBuildDir,
       publicUrl: config.publicUrl,
       mode: config.isProduction ? 'production' : 'development',
+      vite: options.vite,
     })
   }
   return app

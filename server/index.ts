@@ -37,13 +37,20 @@ async function main() {
   if (!config.isProduction) await seedDemoContent(database.db)
   const kv = openKeyValueStore(config.redisUrl)
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+  // `npm run dev`: Vite renders from source with hot reload (never in production).
+  const vite =
+    process.argv.includes('--dev') && !config.isProduction
+      ? await (await import('vite')).createServer({ root, server: { middlewareMode: true }, appType: 'custom' })
+      : undefined
   const app = await buildApp({
     config,
     database,
     kv,
     closeDatabase: true,
     webBuildDir: path.join(root, 'build'),
+    vite,
   })
+  if (vite) app.addHook('onClose', () => vite.close())
 
   let shuttingDown = false
   const shutdown = (signal: string) => {

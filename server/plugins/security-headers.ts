@@ -16,7 +16,7 @@ declare module 'fastify' {
  * docs UI its own, and everything else (JSON, files) a policy that allows nothing.
  */
 export default fp(
-  async function securityHeaders(app: FastifyInstance, options: { production: boolean }) {
+  async function securityHeaders(app: FastifyInstance, options: { production: boolean; devServer?: boolean }) {
     await app.register(helmet, {
       global: true,
       contentSecurityPolicy: false,
@@ -37,8 +37,9 @@ export default fp(
       const type = String(reply.getHeader('content-type') ?? '')
       let policy: string
       if (request.url.startsWith('/api/docs')) policy = docsPolicy()
-      else if (type.startsWith('text/html')) policy = pagePolicy(request.cspNonce, options.production)
-      else policy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+      else if (type.startsWith('text/html')) {
+        policy = options.devServer ? devServerPagePolicy() : pagePolicy(request.cspNonce, options.production)
+      } else policy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
       reply.header('content-security-policy', policy)
       return payload
     })
@@ -66,6 +67,22 @@ export function pagePolicy(nonce: string, production: boolean): string {
   ]
   if (production) directives.push('upgrade-insecure-requests')
   return directives.join('; ')
+}
+
+/**
+ * `npm run dev` only: Vite injects unsigned scripts and talks to its hot-reload websocket, so the
+ * script policy is relaxed there. Never used for a build.
+ */
+function devServerPagePolicy(): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self' ws: wss:",
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ')
 }
 
 function docsPolicy(): string {

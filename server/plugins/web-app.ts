@@ -2,10 +2,12 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pathToFileURL } from 'node:url'
+import middie from '@fastify/middie'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { createRequestHandler, type ServerBuild } from 'react-router'
+import type { ViteDevServer } from 'vite'
 import type { AppLoadContextValues } from '#app/lib/load-context.ts'
 
 export type WebAppOptions = {
@@ -13,6 +15,8 @@ export type WebAppOptions = {
   buildDir: string
   publicUrl: string
   mode: 'production' | 'development'
+  /** `npm run dev`: Vite serves the modules with hot reload and SSR loads the app from source. */
+  vite?: ViteDevServer
 }
 
 type EntryModuleWithContext = { createLoadContext(values: AppLoadContextValues): unknown }
@@ -24,34 +28,23 @@ type EntryModuleWithContext = { createLoadContext(values: AppLoadContextValues):
  */
 export default fp(
   async function webApp(app: FastifyInstance, options: WebAppOptions) {
-    const clientDir = path.resolve(options.buildDir, 'client')
-    const serverEntry = path.resolve(options.buildDir, 'server', 'index.js')
-    if (!existsSync(serverEntry)) {
-      throw new Error(`No server build at ${serverEntry}: run \`npm run build\` first.`)
-    }
-    const build = (await import(pathToFileURL(serverEntry).href)) as ServerBuild
-    const handleRequest = createRequestHandler(build, options.mode)
-    const entry = build.entry.module as unknown as EntryModuleWithContext
     const origin = new URL(options.publicUrl).origin
-
-    await app.register(fastifyStatic, {
-      root: clientDir,
-      prefix: '/',
-      wildcard: false,
-      index: false,
-      preCompressed: true,
-      decorateReply: false,
-      setHeaders(reply: FastifyReply, filePath: string) {
-        const relative = path.relative(clientDir, filePath).split(path.sep).join('/')
-        if (relative.startsWith('assets/')) {
-          reply.header('cache-control', 'public, max-age=31536000, immutable')
-        } else if (relative.startsWith('builds/')) {
-          reply.header('cache-control', 'no-cache')
-        } else {
-          reply.header('cache-control', 'public, max-age=3600')
-        }
-      },
-    })
+    let getBuild: () => Promise<ServerBuild>
+    let handleRequest: ReturnType<typeof createRequestHandler>
+    const { vite } = options
+    if (vite) {
+      await app.register(middie)
+      app.use(vite.middlewares)
+      getBuild = () => vite.ssrLoadModule('virtual:react-router/server-build') as Promise<ServerBuild>
+      // The handler must come from the same module graph as the app, or its context classes differ.
+      const router = (await vite.ssrLoadModule('react-router')) as { createRequestHandler: typeof createRequestHandler }
+      handleRequest = router.createRequestHandler(getBuild, 'development')
+    } else {
+      const build = await loadBuild(options.buildDir)
+      getBuild = async () => build
+      handleRequest = createRequestHandler(build, options.mode)
+      await serveBuiltAssets(app, path.resolve(options.buildDir, 'client'))
+    }
 
     // Page requests carry form posts and React Router data requests; their bodies go to the
     // router untouched, so this scope parses nothing.
@@ -65,7 +58,10 @@ export default fp(
           return reply.callNotFound()
         }
         const webRequest = toWebRequest(request, reply, origin)
-        const context = entry.createLoadContext({ nonce: request.cspNonce, requestId: request.id })
+        const entry = (await getBuild()).entry.module as unknown as EntryModuleWithContext
+        // Under the dev server the page policy uses no nonce (Vite injects unsigned scripts).
+        const nonce = vite ? '' : request.cspNonce
+        const context = entry.createLoadContext({ nonce, requestId: request.id })
         const response = await handleRequest(webRequest, context as never)
         return sendWebResponse(reply, response)
       }
@@ -79,6 +75,35 @@ export default fp(
   },
   { name: 'web-app', dependencies: ['security-headers'] },
 )
+
+async function loadBuild(buildDir: string): Promise<ServerBuild> {
+  const serverEntry = path.resolve(buildDir, 'server', 'index.js')
+  if (!existsSync(serverEntry)) {
+    throw new Error(`No server build at ${serverEntry}: run \`npm run build\` first.`)
+  }
+  return (await import(pathToFileURL(serverEntry).href)) as ServerBuild
+}
+
+async function serveBuiltAssets(app: FastifyInstance, clientDir: string) {
+  await app.register(fastifyStatic, {
+    root: clientDir,
+    prefix: '/',
+    wildcard: false,
+    index: false,
+    preCompressed: true,
+    decorateReply: false,
+    setHeaders(reply: FastifyReply, filePath: string) {
+      const relative = path.relative(clientDir, filePath).split(path.sep).join('/')
+      if (relative.startsWith('assets/')) {
+        reply.header('cache-control', 'public, max-age=31536000, immutable')
+      } else if (relative.startsWith('builds/')) {
+        reply.header('cache-control', 'no-cache')
+      } else {
+        reply.header('cache-control', 'public, max-age=3600')
+      }
+    },
+  })
+}
 
 function toWebRequest(request: FastifyRequest, reply: FastifyReply, origin: string): Request {
   const headers = new Headers()
