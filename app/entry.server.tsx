@@ -28,9 +28,11 @@ export default function handleRequest(
   }
   const { nonce } = loadContext.get(appLoadContext)
   const { locale } = splitLocalePath(new URL(request.url).pathname)
-  const handles = routerContext.staticHandlerContext.matches.map(
-    (match) => routerContext.routeModules[match.route.id]?.handle,
-  )
+  // Only the routes that render count: after an error, the matches stop at the boundary showing it.
+  const { matches, errors } = routerContext.staticHandlerContext
+  const boundary = errors ? matches.findIndex((m) => m.route.id in errors) : -1
+  const rendered = boundary === -1 ? matches : matches.slice(0, boundary + 1)
+  const handles = rendered.map((match) => routerContext.routeModules[match.route.id]?.handle)
   const i18n = createI18n(locale, resourcesFor(locale, namespacesOf(handles)))
 
   return new Promise((resolve, reject) => {

@@ -188,6 +188,24 @@ describe('the HTTP application', () => {
   })
 })
 
+describe('in production', () => {
+  it('adds HSTS', async () => {
+    const t = await buildTestApp({
+      env: {
+        NODE_ENV: 'production',
+        PUBLIC_URL: 'https://taleweave.example',
+        CRON_SECRET: 'c'.repeat(24),
+      },
+    })
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/healthz' })
+      expect(res.headers['strict-transport-security']).toBe('max-age=63072000; includeSubDomains')
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 describe('readiness when the database is gone', () => {
   it('fails /readyz once the database no longer answers', async () => {
     const t = await buildTestApp()

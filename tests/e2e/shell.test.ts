@@ -171,4 +171,27 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
       .toBe('reloaded')
     await context.close()
   })
+
+  it('sends each page only the translations it needs', async () => {
+    const home = await (await fetch(`${server.url}/`, { headers: { cookie: 'lang=en' } })).text()
+    const handoff = (html: string) => JSON.parse(/window\.__I18N__=(.*?)<\/script>/.exec(html)?.[1] ?? '{}')
+    expect(Object.keys(handoff(home).resources).sort()).toEqual(['common', 'home'])
+    const missing = await (await fetch(`${server.url}/no-such-page`, { headers: { cookie: 'lang=en' } })).text()
+    expect(Object.keys(handoff(missing).resources)).toEqual(['common'])
+  })
+
+  it('serves the API docs UI, working under its content security policy', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    const violations: string[] = []
+    page.on('console', (m) => {
+      if (m.type() === 'error') violations.push(m.text())
+    })
+    await page.goto(`${server.url}/api/docs`)
+    await page.getByText('Role-play platform API').first().waitFor()
+    await page.getByText('/readyz').first().waitFor()
+    await page.screenshot({ path: path.join(screenshotDir, 'api-docs.png') })
+    expect(violations).toEqual([])
+    await context.close()
+  })
 })

@@ -1,0 +1,46 @@
+import { LOCALE_TAGS, type Locale } from '#contracts/locales.ts'
+
+// Dates, numbers and prices always go through Intl in the page's locale, never by hand.
+// Formatters are cached: building one is far slower than using it.
+const cache = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>()
+
+function numberFormat(locale: Locale, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `n|${locale}|${JSON.stringify(options)}`
+  let format = cache.get(key) as Intl.NumberFormat | undefined
+  if (!format) {
+    format = new Intl.NumberFormat(LOCALE_TAGS[locale], options)
+    cache.set(key, format)
+  }
+  return format
+}
+
+function dateFormat(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `d|${locale}|${JSON.stringify(options)}`
+  let format = cache.get(key) as Intl.DateTimeFormat | undefined
+  if (!format) {
+    format = new Intl.DateTimeFormat(LOCALE_TAGS[locale], options)
+    cache.set(key, format)
+  }
+  return format
+}
+
+export function formatNumber(locale: Locale, value: number, options: Intl.NumberFormatOptions = {}): string {
+  return numberFormat(locale, options).format(value)
+}
+
+/** 12,345 → "12K" style for counters (chat counts, popularity). */
+export function formatCompactNumber(locale: Locale, value: number): string {
+  return numberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(value)
+}
+
+/** A price held in integer minor units (cents) of an ISO 4217 currency. */
+export function formatPrice(locale: Locale, minorUnits: number, currency: string): string {
+  const format = numberFormat(locale, { style: 'currency', currency })
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2
+  return format.format(minorUnits / 10 ** digits)
+}
+
+/** A calendar date in the locale's own words and order, in UTC so server and browser agree. */
+export function formatDate(locale: Locale, date: Date | string, style: 'long' | 'medium' | 'short' = 'long'): string {
+  return dateFormat(locale, { dateStyle: style, timeZone: 'UTC' }).format(new Date(date))
+}
