@@ -8,7 +8,9 @@ import type { ViteDevServer } from 'vite'
 import type { DatabaseHandle } from '#db/client.ts'
 import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
+import { imagesRoutes } from '#server/modules/images/images.routes.ts'
 import apiDocs from '#server/plugins/api-docs.ts'
 import authentication from '#server/plugins/authentication.ts'
 import database from '#server/plugins/database.ts'
@@ -18,10 +20,12 @@ import localeDetection from '#server/plugins/locale-detection.ts'
 import metrics from '#server/plugins/metrics.ts'
 import securityHeaders from '#server/plugins/security-headers.ts'
 import webApp from '#server/plugins/web-app.ts'
+import { createServices, type Services } from '#server/services.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config
+    services: Services
   }
 }
 
@@ -69,6 +73,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('config', config)
+  const services = createServices(options.database.db)
+  app.decorate('services', services)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -103,7 +109,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(healthRoutes)
   await app.register(
     async (api) => {
-      // Feature modules register their routes here as `/api/<path>`.
+      await api.register(catalogueRoutes(services.catalogue))
+      await api.register(imagesRoutes(services.images))
       api.setNotFoundHandler((request, reply) =>
         reply.status(404).send({
           code: 404,
@@ -123,6 +130,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       publicUrl: config.publicUrl,
       mode: config.isProduction ? 'production' : 'development',
       vite: options.vite,
+      services,
     })
   }
   return app

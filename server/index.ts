@@ -3,9 +3,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
 import { openDatabase } from '#db/client.ts'
-import { seedDemoContent } from '#db/seed/seed.ts'
 import { buildApp } from '#server/app.ts'
 import { ConfigError, loadConfig } from '#server/config.ts'
+import { seedDemo } from '#server/demo-content.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 
 const SHUTDOWN_GRACE_MS = 25_000
@@ -33,8 +33,6 @@ async function main() {
 
   const database = openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
   await database.migrate()
-  // Outside production the product starts with its demo content, so a fresh clone has something to show.
-  if (!config.isProduction) await seedDemoContent(database.db)
   const kv = openKeyValueStore(config.redisUrl)
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
   // `npm run dev`: Vite renders from source with hot reload (never in production).
@@ -51,6 +49,12 @@ async function main() {
     vite,
   })
   if (vite) app.addHook('onClose', () => vite.close())
+  // Outside production the product starts with its demo content, so a fresh clone has something
+  // to show. Only what is missing is added, so restarts are quick.
+  if (!config.isProduction) {
+    const seeded = await seedDemo(database.db, app.services)
+    app.log.info({ seeded }, 'demo content ready')
+  }
 
   let shuttingDown = false
   const shutdown = (signal: string) => {

@@ -1,10 +1,13 @@
 import { createContext, RouterContextProvider } from 'react-router'
+import type { CatalogueReader, Viewer } from '#contracts/catalogue.ts'
 
 /** What the HTTP server hands to every loader and to the SSR entry for one request. */
 export type AppLoadContextValues = {
   /** CSP nonce for the scripts this response emits. */
   nonce: string
   requestId: string
+  catalogue: CatalogueReader
+  viewer: Viewer
 }
 
 export const appLoadContext = createContext<AppLoadContextValues>()

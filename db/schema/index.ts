@@ -1,2 +1,5 @@
 // The whole schema, for Drizzle's typed client and for drizzle-kit. One file per table group.
+
+export * from './images.ts'
+export * from './roles.ts'
 export * from './users.ts'

@@ -1,14 +1,30 @@
-// `npm run db:seed`: fills the configured database with demo content. Safe to run again: it adds
-// only what is missing. Later capabilities add their own seeds (characters, plans) here.
+// `npm run db:seed`: fills the configured database with the demo content (idempotent: adds only
+// what is missing). `npm run db:seed -- --synthetic 100000` also adds that many generated roles
+// for load tests.
+import { parseArgs } from 'node:util'
 import { openDatabase } from '#db/client.ts'
-import { seedDemoContent } from './seed.ts'
+import { seedDemo } from '#server/demo-content.ts'
+import { seedSyntheticRoles } from '#server/modules/catalogue/demo-content.ts'
+import { createServices } from '#server/services.ts'
+
+const { values } = parseArgs({ options: { synthetic: { type: 'string' } } })
+const synthetic = values.synthetic === undefined ? 0 : Number(values.synthetic)
+if (!Number.isInteger(synthetic) || synthetic < 0) {
+  console.error('--synthetic takes a whole number of roles, e.g. --synthetic 100000')
+  process.exit(2)
+}
 
 const dataDir = process.env.DATA_DIR?.trim() || './data'
 const database = openDatabase({ url: process.env.DATABASE_URL?.trim() || undefined, dataDir })
 try {
   await database.migrate()
-  const report = await seedDemoContent(database.db)
+  const report = await seedDemo(database.db, createServices(database.db))
   console.log(`seeded (${database.kind}):`, report)
+  if (synthetic > 0) {
+    const started = Date.now()
+    const added = await seedSyntheticRoles(database.db, synthetic)
+    console.log(`added ${added} synthetic roles in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  }
 } finally {
   await database.close()
 }

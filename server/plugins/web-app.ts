@@ -9,6 +9,8 @@ import fp from 'fastify-plugin'
 import { createRequestHandler, type ServerBuild } from 'react-router'
 import type { ViteDevServer } from 'vite'
 import type { AppLoadContextValues } from '#app/lib/load-context.ts'
+import { ADULT_COOKIE } from '#contracts/catalogue.ts'
+import type { Services } from '#server/services.ts'
 
 export type WebAppOptions = {
   /** Output folder of `react-router build` (holds `client/` and `server/`). */
@@ -17,6 +19,7 @@ export type WebAppOptions = {
   mode: 'production' | 'development'
   /** `npm run dev`: Vite serves the modules with hot reload and SSR loads the app from source. */
   vite?: ViteDevServer
+  services: Services
 }
 
 type EntryModuleWithContext = { createLoadContext(values: AppLoadContextValues): unknown }
@@ -61,7 +64,14 @@ export default fp(
         const entry = (await getBuild()).entry.module as unknown as EntryModuleWithContext
         // Under the dev server the page policy uses no nonce (Vite injects unsigned scripts).
         const nonce = vite ? '' : request.cspNonce
-        const context = entry.createLoadContext({ nonce, requestId: request.id })
+        const context = entry.createLoadContext({
+          nonce,
+          requestId: request.id,
+          catalogue: options.services.catalogue,
+          // Pages are rendered without the bearer token (it lives in the browser's storage), so a
+          // page request knows only what cookies say; signed-in specifics load through the API.
+          viewer: { userId: null, adultConfirmed: request.cookies[ADULT_COOKIE] === '1' },
+        })
         const response = await handleRequest(webRequest, context as never)
         return sendWebResponse(reply, response)
       }

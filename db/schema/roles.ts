@@ -1,0 +1,124 @@
+import { type SQL, sql } from 'drizzle-orm'
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  real,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
+import { images } from './images.ts'
+import { tsvector } from './types.ts'
+import { users } from './users.ts'
+
+export const roleVisibility = pgEnum('role_visibility', ['public', 'private'])
+
+/** Characters ("roles" in the spec's API). `publicId` is what URLs and the API use. */
+export const roles = pgTable(
+  'roles',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    publicId: text('public_id').notNull(),
+    name: text('name').notNull(),
+    avatarImageId: uuid('avatar_image_id').references(() => images.id),
+    /** The blurred avatar shown to viewers who have not confirmed their age (adult roles only). */
+    avatarBlurredImageId: uuid('avatar_blurred_image_id').references(() => images.id),
+    bannerImageId: uuid('banner_image_id').references(() => images.id),
+    creatorId: uuid('creator_id').references(() => users.id, { onDelete: 'set null' }),
+    visibility: roleVisibility('visibility').notNull().default('public'),
+    isAdult: boolean('is_adult').notNull().default(false),
+    introduction: text('introduction').notNull().default(''),
+    scenario: text('scenario').notNull().default(''),
+    personality: text('personality').notNull().default(''),
+    description: text('description').notNull().default(''),
+    firstMessage: text('first_message').notNull().default(''),
+    alternateGreetings: jsonb('alternate_greetings').$type<string[]>().notNull().default([]),
+    exampleDialogue: text('example_dialogue').notNull().default(''),
+    chatCount: integer('chat_count').notNull().default(0),
+    popularity: integer('popularity').notNull().default(0),
+    ratingCount: integer('rating_count').notNull().default(0),
+    ratingSum: integer('rating_sum').notNull().default(0),
+    /** ratingSum / ratingCount, kept with them so the rating sort can use an index. */
+    ratingAverage: real('rating_average').notNull().default(0),
+    /** Name, tag names and introduction, kept by the repo; the search vector is built from it. */
+    searchText: text('search_text').notNull().default(''),
+    search: tsvector('search')
+      .notNull()
+      .generatedAlwaysAs((): SQL => sql`to_tsvector('simple', ${roles.searchText})`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('roles_public_id_key').on(table.publicId),
+    // One index per sort of the public listing; the id breaks ties so pages never overlap.
+    index('roles_public_popularity_idx')
+      .on(table.popularity.desc(), table.id.desc())
+      .where(sql`${table.visibility} = 'public'`),
+    index('roles_public_newest_idx')
+      .on(table.createdAt.desc(), table.id.desc())
+      .where(sql`${table.visibility} = 'public'`),
+    index('roles_public_rating_idx')
+      .on(table.ratingAverage.desc(), table.ratingCount.desc(), table.id.desc())
+      .where(sql`${table.visibility} = 'public'`),
+    index('roles_creator_idx').on(table.creatorId, table.createdAt.desc()),
+    index('roles_search_idx').using('gin', table.search),
+  ],
+)
+
+/** Tags have a slug (URLs, API) and a name per locale. */
+export const tags = pgTable(
+  'tags',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    slug: text('slug').notNull(),
+    names: jsonb('names').$type<Record<string, string>>().notNull(),
+  },
+  (table) => [uniqueIndex('tags_slug_key').on(table.slug)],
+)
+
+export const roleTags = pgTable(
+  'role_tags',
+  {
+    roleId: bigint('role_id', { mode: 'number' })
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    tagId: integer('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.roleId, table.tagId] }),
+    index('role_tags_tag_idx').on(table.tagId, table.roleId),
+  ],
+)
+
+/** One rating (1–5) per user and role; the role keeps the sum and count. */
+export const roleRatings = pgTable(
+  'role_ratings',
+  {
+    roleId: bigint('role_id', { mode: 'number' })
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    score: smallint('score').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.roleId, table.userId] }),
+    check('role_ratings_score_range', sql`${table.score} BETWEEN 1 AND 5`),
+  ],
+)
+
+export type RoleRow = typeof roles.$inferSelect
+export type TagRow = typeof tags.$inferSelect
