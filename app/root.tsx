@@ -4,6 +4,7 @@ import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, 
 import { ErrorPage } from '#app/components/error-page.tsx'
 import { AppShell } from '#app/components/layout/app-shell.tsx'
 import { Notifications } from '#app/components/notifications.tsx'
+import { appLoadContext } from '#app/lib/load-context.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
 import { useFullReloadOnNewBuild } from '#app/lib/use-full-reload-on-new-build.ts'
 import { directionOf, LOCALE_TAGS, splitLocalePath } from '#contracts/locales.ts'
@@ -15,9 +16,9 @@ export const links: Route.LinksFunction = () => [
   { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
 ]
 
-export function loader({ request }: Route.LoaderArgs) {
+export function loader({ request, context }: Route.LoaderArgs) {
   // The request URL is built from PUBLIC_URL by the server, so this is the public origin.
-  return { origin: new URL(request.url).origin }
+  return { origin: new URL(request.url).origin, adultConfirmed: context.get(appLoadContext).viewer.adultConfirmed }
 }
 
 export function Layout({ children }: { children: ReactNode }) {

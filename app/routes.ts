@@ -1,7 +1,12 @@
 import { index, type RouteConfig, route } from '@react-router/dev/routes'
 
 // Every page lives under an optional locale prefix: `/characters` (English), `/fr/characters`.
-// The prefix is validated in root.tsx; an unknown one is a 404.
+// The prefix is validated in locale-layout.tsx; an unknown one is a 404.
 export default [
-  route(':lang?', 'routes/locale-layout.tsx', [index('routes/home.tsx'), route('*', 'routes/not-found.tsx')]),
+  route(':lang?', 'routes/locale-layout.tsx', [
+    index('routes/home.tsx'),
+    route('characters', 'routes/characters.tsx'),
+    route('characters/:id', 'routes/character.tsx'),
+    route('*', 'routes/not-found.tsx'),
+  ]),
 ] satisfies RouteConfig

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatCompactNumber, formatDate, formatNumber, formatPrice } from './format.ts'
+import { formatDate, formatNumber, formatPrice } from './format.ts'
 
 describe('Intl formatting by locale', () => {
   it('formats numbers with each locale’s separators', () => {
@@ -20,10 +20,5 @@ describe('Intl formatting by locale', () => {
     expect(formatDate('en', date)).toBe('March 5, 2026')
     expect(formatDate('de', date)).toBe('5. März 2026')
     expect(formatDate('ja', date)).toBe('2026年3月5日')
-  })
-
-  it('shortens large counters', () => {
-    expect(formatCompactNumber('en', 12_345)).toBe('12.3K')
-    expect(formatCompactNumber('en', 999)).toBe('999')
   })
 })

@@ -28,11 +28,6 @@ export function formatNumber(locale: Locale, value: number, options: Intl.Number
   return numberFormat(locale, options).format(value)
 }
 
-/** 12,345 → "12K" style for counters (chat counts, popularity). */
-export function formatCompactNumber(locale: Locale, value: number): string {
-  return numberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(value)
-}
-
 /** A price held in integer minor units (cents) of an ISO 4217 currency. */
 export function formatPrice(locale: Locale, minorUnits: number, currency: string): string {
   const format = numberFormat(locale, { style: 'currency', currency })

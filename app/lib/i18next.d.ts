@@ -1,4 +1,5 @@
 import 'i18next'
+import type catalogue from '../../locales/en/catalogue.json'
 import type common from '../../locales/en/common.json'
 import type home from '../../locales/en/home.json'
 
@@ -9,6 +10,7 @@ declare module 'i18next' {
     resources: {
       common: typeof common
       home: typeof home
+      catalogue: typeof catalogue
     }
   }
 }

@@ -1,7 +1,9 @@
-import { CreditCard, History, Home, Users, X } from 'lucide-react'
+import { CreditCard, EyeOff, History, Home, Users, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { NavLink } from 'react-router'
+import { NavLink, useRevalidator, useRouteLoaderData } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
+import { api } from '#app/lib/http.ts'
+import { notify } from '#app/lib/notify.tsx'
 import { useIsLoggedIn } from '#app/lib/session.ts'
 import { LanguageSwitcher } from './language-switcher.tsx'
 
@@ -53,9 +55,33 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
           </section>
         ) : null}
       </nav>
-      <div className="border-t border-zinc-800 p-3">
+      <div className="space-y-1 border-t border-zinc-800 p-3">
+        <HideAdultContent />
         <LanguageSwitcher />
       </div>
     </aside>
+  )
+}
+
+/** Shown once adult content is unlocked: takes the age confirmation back (cookie and account). */
+function HideAdultContent() {
+  const { t } = useTranslation()
+  const root = useRouteLoaderData('root') as { adultConfirmed?: boolean } | undefined
+  const revalidator = useRevalidator()
+  if (!root?.adultConfirmed) return null
+  const hide = async () => {
+    try {
+      await api('/public/age-confirmation', { method: 'POST', body: { confirmed: false } })
+      await revalidator.revalidate()
+      notify(t('adultContent.hidden'), { type: 'success' })
+    } catch {
+      notify(t('adultContent.failed'), { type: 'error' })
+    }
+  }
+  return (
+    <button type="button" className="nav-item w-full" onClick={hide}>
+      <EyeOff aria-hidden="true" className="size-5 shrink-0" />
+      {t('adultContent.hide')}
+    </button>
   )
 }

@@ -2,16 +2,8 @@ import etag from '@fastify/etag'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import {
-  ADULT_COOKIE,
-  ADULT_COOKIE_MAX_AGE_SECONDS,
-  roleDetailSchema,
-  roleListQuery,
-  roleListSchema,
-  roleQuery,
-  tagSchema,
-  type Viewer,
-} from '#contracts/catalogue.ts'
+import { ADULT_COOKIE, ADULT_COOKIE_MAX_AGE_SECONDS, type Viewer } from '#contracts/catalogue.ts'
+import { roleDetailSchema, roleListQuery, roleListSchema, roleQuery, tagSchema } from '#contracts/catalogue-schemas.ts'
 import { DEFAULT_LOCALE, isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'

@@ -91,7 +91,7 @@ export function createCatalogueService(repo: CatalogueRepo) {
       const totalPages = Math.ceil(total / query.pageSize)
       if (query.page > Math.max(totalPages, 1)) {
         throw new AppError(400, 'VALIDATION_ERROR', `Page ${query.page} is past the last page (${totalPages}).`, [
-          { path: 'page', message: `must be at most ${totalPages}`, in: 'querystring' },
+          { path: 'page', message: `must be at most ${totalPages}`, in: 'querystring', lastPage: totalPages },
         ])
       }
       const tagMap = await tagsByRole(

@@ -1,0 +1,72 @@
+import { MessageCircle, Star } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { Link } from 'react-router'
+import type { RoleSummary } from '#contracts/catalogue.ts'
+
+/** A character in a grid: avatar, name, tags, summary, chats and rating. Adult ones stay blurred. */
+export function RoleCard({ role, href, eager = false }: { role: RoleSummary; href: string; eager?: boolean }) {
+  const { t } = useTranslation('catalogue')
+  return (
+    <li className="group relative flex flex-col overflow-hidden rounded-2xl border border-zinc-800 bg-zinc-900 transition hover:border-violet-500/60">
+      <div className="relative aspect-square overflow-hidden bg-zinc-800">
+        {role.avatarUrl ? (
+          <img
+            src={role.avatarUrl}
+            alt=""
+            width={512}
+            height={512}
+            loading={eager ? 'eager' : 'lazy'}
+            decoding="async"
+            className={`size-full object-cover transition group-hover:scale-105 ${role.gated ? 'scale-110 blur-xl' : ''}`}
+          />
+        ) : null}
+        {role.isAdult ? (
+          <span className="absolute end-2 top-2 rounded-full bg-rose-600 px-2 py-0.5 text-xs font-bold text-white">
+            {t('card.adultBadge')}
+          </span>
+        ) : null}
+      </div>
+      <div className="flex flex-1 flex-col gap-2 p-3">
+        <h3 className="font-semibold leading-tight">
+          <Link to={href} className="after:absolute after:inset-0 focus-visible:outline-none" prefetch="intent">
+            {role.name}
+          </Link>
+        </h3>
+        {role.tags.length > 0 ? (
+          <ul className="flex flex-wrap gap-1" aria-label={t('list.filterRoles')}>
+            {role.tags.slice(0, 3).map((tag) => (
+              <li key={tag.slug} className="rounded-full bg-zinc-800 px-2 py-0.5 text-xs text-zinc-300">
+                {tag.name}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <p className="line-clamp-3 text-sm text-zinc-400">{role.gated ? t('card.adultHidden') : role.summary}</p>
+        <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400">
+          <span className="flex items-center gap-1">
+            <MessageCircle aria-hidden="true" className="size-3.5" />
+            {t('card.chats', { count: role.chatCount })}
+          </span>
+          {role.rating.count > 0 ? (
+            <span
+              className="flex items-center gap-1"
+              role="img"
+              aria-label={t('card.rating', { rating: role.rating.average.toFixed(1), count: role.rating.count })}
+            >
+              <Star aria-hidden="true" className="size-3.5 fill-amber-400 text-amber-400" />
+              {role.rating.average.toFixed(1)}
+            </span>
+          ) : null}
+        </div>
+      </div>
+    </li>
+  )
+}
+
+export function RoleGrid({ children, label }: { children: React.ReactNode; label?: string }) {
+  return (
+    <ul aria-label={label} className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-5 2xl:grid-cols-6">
+      {children}
+    </ul>
+  )
+}

@@ -1,0 +1,244 @@
+import { CalendarDays, Lock, MessageCircle, Star } from 'lucide-react'
+import type { ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import { data, Link, useNavigate, useRevalidator } from 'react-router'
+import { PageMeta } from '#app/components/page-meta.tsx'
+import { AgeGateDialog } from '#app/features/catalogue/components/age-gate-dialog.tsx'
+import { MoreCharacters } from '#app/features/catalogue/components/more-characters.tsx'
+import { formatDate } from '#app/lib/format.ts'
+import { appLoadContext } from '#app/lib/load-context.ts'
+import { useNonce } from '#app/lib/nonce.tsx'
+import { routeLocale } from '#app/lib/route-locale.ts'
+import { useIsLoggedIn } from '#app/lib/session.ts'
+import { localizePath } from '#contracts/locales.ts'
+import type { Route } from './+types/character.ts'
+
+export const handle = { i18n: ['catalogue'] }
+
+const MORE_COUNT = 6
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const { catalogue, viewer } = context.get(appLoadContext)
+  const locale = routeLocale(params)
+  const role = await catalogue.getRole(params.id, viewer, locale)
+  if (!role) throw data(null, { status: 404 })
+  const tag = role.tags[0]?.slug ?? null
+  const similar = await catalogue.listRoles(
+    { page: 1, pageSize: MORE_COUNT + 1, sort: 'popularity', tags: tag ? [tag] : [], q: undefined },
+    viewer,
+    locale,
+  )
+  const more = similar.items.filter((r) => r.roleId !== role.roleId).slice(0, MORE_COUNT)
+  return { role, more, moreTag: tag, hasMore: similar.totalPages > 1, origin: new URL(request.url).origin }
+}
+
+export default function Character({ loaderData, params }: Route.ComponentProps) {
+  const { t } = useTranslation('catalogue')
+  const { role, more, moreTag, hasMore, origin } = loaderData
+  const locale = routeLocale(params)
+  const loggedIn = useIsLoggedIn()
+  const revalidator = useRevalidator()
+  const navigate = useNavigate()
+  const nonce = useNonce()
+  const path = localizePath(locale, `/characters/${role.roleId}`)
+  const chatHref = loggedIn
+    ? localizePath(locale, `/chat/new?roleId=${encodeURIComponent(role.roleId)}`)
+    : localizePath(locale, `/login?redirect_url=${encodeURIComponent(path)}`)
+  const description = role.gated ? t('ageGate.text') : role.summary || t('role.noIntroduction')
+  const details = [role.personality, role.description].filter(Boolean).join('\n\n')
+  const hidden = role.gated ? <Hidden text={t('ageGate.blurred')} /> : null
+  const jsonLd = role.gated
+    ? null
+    : {
+        '@context': 'https://schema.org',
+        '@type': 'CreativeWork',
+        name: role.name,
+        description: role.summary,
+        url: origin + path,
+        image: role.avatarUrl ? origin + role.avatarUrl : undefined,
+        dateCreated: role.createdAt,
+        dateModified: role.updatedAt,
+        genre: role.tags.map((tag) => tag.name),
+        author: role.creator ? { '@type': 'Person', name: role.creator.username } : undefined,
+        aggregateRating:
+          role.rating.count > 0
+            ? {
+                '@type': 'AggregateRating',
+                ratingValue: role.rating.average,
+                ratingCount: role.rating.count,
+                bestRating: 5,
+              }
+            : undefined,
+        interactionStatistic: {
+          '@type': 'InteractionCounter',
+          interactionType: 'https://schema.org/CommentAction',
+          userInteractionCount: role.chatCount,
+        },
+      }
+
+  return (
+    <article>
+      <PageMeta title={role.name} description={description} />
+      <meta property="og:type" content="profile" />
+      <meta property="og:url" content={origin + path} />
+      {role.avatarUrl && !role.gated ? <meta property="og:image" content={origin + role.avatarUrl} /> : null}
+      <meta name="twitter:card" content="summary" />
+      {role.gated || role.visibility === 'private' ? <meta name="robots" content="noindex" /> : null}
+      {jsonLd ? (
+        <script
+          type="application/ld+json"
+          nonce={nonce}
+          suppressHydrationWarning
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON-LD with `<` escaped.
+          dangerouslySetInnerHTML={{ __html: JSON.stringify(jsonLd).replace(/</g, '\\u003c') }}
+        />
+      ) : null}
+
+      <div className="relative overflow-hidden rounded-3xl bg-zinc-900">
+        <div className="aspect-[3/1] max-h-72 w-full bg-gradient-to-br from-violet-900 to-zinc-900">
+          {role.bannerUrl ? (
+            <img src={role.bannerUrl} alt="" width={1500} height={500} className="size-full object-cover" />
+          ) : null}
+        </div>
+        <div className="flex flex-col gap-4 p-5 sm:flex-row sm:items-end">
+          <div className="-mt-20 size-32 shrink-0 overflow-hidden rounded-2xl border-4 border-zinc-900 bg-zinc-800 sm:size-40">
+            {role.avatarUrl ? (
+              <img
+                src={role.avatarUrl}
+                alt={role.name}
+                width={512}
+                height={512}
+                className={`size-full object-cover ${role.gated ? 'scale-110 blur-xl' : ''}`}
+              />
+            ) : null}
+          </div>
+          <div className="min-w-0 flex-1">
+            <h1 className="text-2xl font-bold sm:text-4xl">
+              {role.name}
+              {role.isAdult ? (
+                <span className="ms-3 rounded-full bg-rose-600 px-2 py-0.5 align-middle text-sm font-bold">
+                  {t('card.adultBadge')}
+                </span>
+              ) : null}
+            </h1>
+            <ul className="mt-2 flex flex-wrap gap-1.5">
+              {role.tags.map((tag) => (
+                <li key={tag.slug}>
+                  <Link
+                    to={localizePath(locale, `/characters?tags=${tag.slug}`)}
+                    className="rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300 hover:bg-zinc-700"
+                  >
+                    {tag.name}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            <ul className="mt-3 flex flex-wrap gap-x-5 gap-y-1 text-sm text-zinc-400">
+              <li className="flex items-center gap-1.5">
+                <MessageCircle aria-hidden="true" className="size-4" />
+                {t('role.chatCount', { count: role.chatCount })}
+              </li>
+              <li className="flex items-center gap-1.5">
+                <CalendarDays aria-hidden="true" className="size-4" />
+                <time dateTime={role.createdAt}>
+                  {t('role.createdOn', { date: formatDate(locale, role.createdAt) })}
+                </time>
+              </li>
+              <li className="flex items-center gap-1.5">
+                <Star aria-hidden="true" className="size-4" />
+                {role.rating.count > 0
+                  ? t('card.rating', { rating: role.rating.average.toFixed(1), count: role.rating.count })
+                  : t('card.notRated')}
+              </li>
+              {role.creator ? <li>{t('role.createdBy', { name: role.creator.username })}</li> : null}
+            </ul>
+          </div>
+          <Link to={chatHref} className="button-primary shrink-0" data-testid="start-chat">
+            <MessageCircle aria-hidden="true" className="size-5" />
+            {t('role.startChat')}
+          </Link>
+        </div>
+      </div>
+      {role.visibility === 'private' ? (
+        <p className="mt-4 flex items-center gap-2 text-sm text-amber-300">
+          <Lock aria-hidden="true" className="size-4" />
+          {t('role.private')}
+        </p>
+      ) : null}
+
+      <div className="mt-8 grid gap-8 lg:grid-cols-[2fr_1fr]">
+        <section aria-labelledby="introduction">
+          <h2 id="introduction" className="mb-3 text-xl font-semibold">
+            {t('role.introduction')}
+          </h2>
+          {hidden ?? <Paragraphs text={role.introduction} empty={t('role.noIntroduction')} />}
+        </section>
+        <section aria-labelledby="information" className="rounded-2xl bg-zinc-900 p-5">
+          <h2 id="information" className="mb-4 text-xl font-semibold">
+            {t('role.information')}
+          </h2>
+          <InfoBlock title={t('role.scenario')}>
+            {hidden ?? <Paragraphs text={role.scenario} empty={t('role.noScenario')} />}
+          </InfoBlock>
+          <InfoBlock title={t('role.details')}>
+            {hidden ?? <Paragraphs text={details} empty={t('role.noDetails')} />}
+          </InfoBlock>
+          <InfoBlock title={t('role.firstMessage')}>
+            {hidden ?? <Paragraphs text={role.firstMessage} empty={t('role.noFirstMessage')} />}
+          </InfoBlock>
+        </section>
+      </div>
+
+      <MoreCharacters
+        key={role.roleId}
+        locale={locale}
+        excludeId={role.roleId}
+        tag={moreTag}
+        initial={more}
+        hasMore={hasMore}
+      />
+
+      {role.gated ? (
+        <AgeGateDialog
+          onConfirmed={() => revalidator.revalidate()}
+          onCancel={() => navigate(localizePath(locale, '/characters'))}
+        />
+      ) : null}
+    </article>
+  )
+}
+
+function InfoBlock({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div className="mb-5 last:mb-0">
+      <h3 className="mb-1.5 text-sm font-semibold uppercase tracking-wide text-violet-300">{title}</h3>
+      {children}
+    </div>
+  )
+}
+
+/** Plain text with blank-line paragraphs; user text is never interpreted as HTML. */
+function Paragraphs({ text, empty }: { text: string; empty: string }) {
+  const paragraphs = text
+    .split(/\n{2,}/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+  if (paragraphs.length === 0) return <p className="text-sm italic text-zinc-500">{empty}</p>
+  return (
+    <div className="space-y-3 whitespace-pre-line text-zinc-300">
+      {paragraphs.map((p, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: paragraphs of a fixed text, never reordered.
+        <p key={i}>{p}</p>
+      ))}
+    </div>
+  )
+}
+
+function Hidden({ text }: { text: string }) {
+  return (
+    <p className="flex items-center gap-2 rounded-lg bg-zinc-800/60 p-3 text-sm text-zinc-400">
+      <Lock aria-hidden="true" className="size-4" />
+      {text}
+    </p>
+  )
+}
