@@ -71,12 +71,17 @@ function sourceText(dirs: string[]): string {
   return parts.join('\n')
 }
 
-/** A key counts as used when its full path appears in the code, or a template prefix covering it. */
-function isUsed(key: string, code: string): boolean {
-  if (code.includes(`'${key}'`) || code.includes(`"${key}"`) || code.includes(`\`${key}\``)) return true
-  const segments = key.split('.')
-  for (let i = segments.length - 1; i > 0; i--) {
-    if (code.includes(`\`${segments.slice(0, i).join('.')}.\${`)) return true
+/**
+ * A key counts as used when its full path appears in the code (plain or as `ns:key`), or a
+ * template prefix covering it (`apiErrors.${code}`).
+ */
+function isUsed(key: string, namespace: string, code: string): boolean {
+  for (const name of [key, `${namespace}:${key}`]) {
+    if (code.includes(`'${name}'`) || code.includes(`"${name}"`) || code.includes(`\`${name}\``)) return true
+    const segments = name.split('.')
+    for (let i = segments.length - 1; i > 0; i--) {
+      if (code.includes(`\`${segments.slice(0, i).join('.')}.\${`)) return true
+    }
   }
   return false
 }
@@ -98,7 +103,7 @@ export function checkLocales(options: LocaleCheckOptions): string[] {
 
     if (code) {
       const bases = [...englishGroups.plain, ...englishGroups.plural.keys()]
-      for (const key of bases) if (!isUsed(key, code)) problems.push(`en/${ns}: "${key}" is not used in the code`)
+      for (const key of bases) if (!isUsed(key, ns, code)) problems.push(`en/${ns}: "${key}" is not used in the code`)
     }
 
     for (const locale of locales) {

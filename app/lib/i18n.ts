@@ -30,6 +30,8 @@ export function createI18n(
   instance.use(initReactI18next)
   void instance.init({
     lng: locale,
+    // Our locale ids are lowercase (`zh-cn`); without this i18next looks for `zh-CN` and finds nothing.
+    lowerCaseLng: true,
     fallbackLng: false,
     supportedLngs: false,
     defaultNS: DEFAULT_NAMESPACE,

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import net from 'node:net'
@@ -60,10 +60,25 @@ async function freePort(): Promise<number> {
 
 export type RunningServer = { url: string; stop(signal?: NodeJS.Signals): Promise<number | null>; output(): string }
 
-/** Starts the real built server (`node server/index.ts`) on a free port with a fresh data folder. */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * Starts the real built server (`node server/index.ts`) on a free port with a fresh data folder.
+ * `syntheticRoles` first seeds that many generated roles (through `npm run db:seed`'s script), for
+ * lists long enough to page through.
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  options: { syntheticRoles?: number } = {},
+): Promise<RunningServer> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
+  const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'rp-e2e-'))
+  if (options.syntheticRoles) {
+    execFileSync(process.execPath, ['db/seed/seed-cli.ts', '--synthetic', String(options.syntheticRoles)], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+      stdio: 'ignore',
+    })
+  }
   const child = spawn(process.execPath, ['server/index.ts'], {
     cwd: root,
     env: {
@@ -71,9 +86,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       PORT: String(port),
       HOST: '127.0.0.1',
       PUBLIC_URL: url,
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'rp-e2e-')),
       LOG_LEVEL: 'warn',
       ...env,
+      DATA_DIR: dataDir,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -12,6 +12,7 @@ import {
   startServer,
 } from './browser.ts'
 
+const localesDir = path.resolve(import.meta.dirname, '..', '..', 'locales')
 const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 
 describe.skipIf(!chromiumPath)('languages in a browser', () => {
@@ -117,6 +118,15 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
       const res = await fetch(`${server.url}${localizePath(locale, '/')}`, { headers: { cookie: `lang=${locale}` } })
       expect(res.status, locale).toBe(200)
       const html = await res.text()
+      // The page really is in that language: its own words, not keys or English.
+      const common = JSON.parse(readFileSync(path.join(localesDir, locale, 'common.json'), 'utf8'))
+      const home = JSON.parse(readFileSync(path.join(localesDir, locale, 'home.json'), 'utf8'))
+      const text = html
+        .replace(/&#x27;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&')
+      expect(text, locale).toContain(`>${common.language.select}<`)
+      expect(text, locale).toContain(home.hero.title)
       expect(html, locale).toMatch(new RegExp(`<html lang="[^"]+" dir="${locale === 'ar' ? 'rtl' : 'ltr'}"`))
       // Every page lists all 21 alternates plus x-default, and its own canonical URL.
       expect(html.match(/rel="alternate" hrefLang=/g)?.length, locale).toBe(22)

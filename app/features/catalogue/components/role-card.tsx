@@ -65,7 +65,10 @@ export function RoleCard({ role, href, eager = false }: { role: RoleSummary; hre
 
 export function RoleGrid({ children, label }: { children: React.ReactNode; label?: string }) {
   return (
-    <ul aria-label={label} className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-5 2xl:grid-cols-6">
+    <ul
+      aria-label={label}
+      className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-5 2xl:grid-cols-6"
+    >
       {children}
     </ul>
   )
