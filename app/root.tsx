@@ -1,6 +1,15 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLocation } from 'react-router'
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  type ShouldRevalidateFunctionArgs,
+  useLocation,
+} from 'react-router'
 import { ErrorPage } from '#app/components/error-page.tsx'
 import { AppShell } from '#app/components/layout/app-shell.tsx'
 import { Notifications } from '#app/components/notifications.tsx'
@@ -19,6 +28,15 @@ export const links: Route.LinksFunction = () => [
 export function loader({ request, context }: Route.LoaderArgs) {
   // The request URL is built from PUBLIC_URL by the server, so this is the public origin.
   return { origin: new URL(request.url).origin, adultConfirmed: context.get(appLoadContext).viewer.adultConfirmed }
+}
+
+/**
+ * The root's data (origin, age confirmation) only changes through an explicit revalidation of the
+ * same URL (after confirming or hiding adult content); plain navigations leave it alone, so a page's
+ * failed load stays that page's error.
+ */
+export function shouldRevalidate({ currentUrl, nextUrl, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  return currentUrl.href === nextUrl.href ? defaultShouldRevalidate : false
 }
 
 export function Layout({ children }: { children: ReactNode }) {

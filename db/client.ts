@@ -20,6 +20,11 @@ export type DatabaseHandle = {
   kind: 'pglite' | 'postgres'
   /** Applies the SQL migrations in `db/migrations` (idempotent; serialised across instances). */
   migrate(): Promise<void>
+  /**
+   * Refreshes the planner's statistics. PostgreSQL's autovacuum does this by itself; PGlite has no
+   * background workers, so the app runs it after bulk loads and from time to time.
+   */
+  analyze(): Promise<void>
   /** Resolves when the database answers a query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>
   close(): Promise<void>
@@ -68,6 +73,9 @@ function openPostgres(url: string): DatabaseHandle {
         client.release()
       }
     },
+    async analyze() {
+      await pool.query('ANALYZE')
+    },
     async ping(timeoutMs = 2_000) {
       await withTimeout(pool.query('SELECT 1'), timeoutMs)
     },
@@ -91,6 +99,9 @@ function openPglite(dataDir: string): DatabaseHandle {
     async migrate() {
       // PGlite lives in this one process, so there is nobody to serialise with.
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER })
+    },
+    async analyze() {
+      await client.exec('ANALYZE')
     },
     async ping(timeoutMs = 2_000) {
       if (client.closed) throw new Error('database is closed')

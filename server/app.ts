@@ -73,7 +73,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('config', config)
-  const services = createServices(options.database.db)
+  const services = createServices(options.database.db, options.kv)
   app.decorate('services', services)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)

@@ -7,5 +7,6 @@ import type { Services } from '#server/services.ts'
 export async function seedDemo(db: Db, services: Services) {
   const accounts = await seedDemoContent(db)
   const catalogue = await seedCatalogue(db, services.images, { ownerEmail: DEMO_USER.email })
+  if (catalogue.characters > 0) await services.catalogue.invalidateListings()
   return { ...accounts, ...catalogue }
 }

@@ -55,6 +55,15 @@ async function main() {
     const seeded = await seedDemo(database.db, app.services)
     app.log.info({ seeded }, 'demo content ready')
   }
+  if (database.kind === 'pglite') {
+    // No autovacuum in PGlite: keep the planner's statistics fresh ourselves.
+    await database.analyze()
+    const timer = setInterval(() => {
+      database.analyze().catch((err: unknown) => app.log.warn({ err }, 'ANALYZE failed'))
+    }, 60 * 60_000)
+    timer.unref()
+    app.addHook('onClose', async () => clearInterval(timer))
+  }
 
   let shuttingDown = false
   const shutdown = (signal: string) => {

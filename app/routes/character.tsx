@@ -223,7 +223,7 @@ function Paragraphs({ text, empty }: { text: string; empty: string }) {
     .split(/\n{2,}/)
     .map((p) => p.trim())
     .filter(Boolean)
-  if (paragraphs.length === 0) return <p className="text-sm italic text-zinc-500">{empty}</p>
+  if (paragraphs.length === 0) return <p className="text-sm italic text-zinc-400">{empty}</p>
   return (
     <div className="space-y-3 whitespace-pre-line text-zinc-300">
       {paragraphs.map((p, i) => (

@@ -1,4 +1,4 @@
-import { data, Outlet } from 'react-router'
+import { data, Outlet, type ShouldRevalidateFunctionArgs } from 'react-router'
 import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 import type { Route } from './+types/locale-layout.ts'
 
@@ -8,6 +8,11 @@ export function loader({ params }: Route.LoaderArgs) {
     throw data(null, { status: 404 })
   }
   return null
+}
+
+/** The prefix check only needs repeating when the prefix changes. */
+export function shouldRevalidate({ currentParams, nextParams }: ShouldRevalidateFunctionArgs) {
+  return currentParams.lang !== nextParams.lang
 }
 
 export default function LocaleLayout() {

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util'
 import { openDatabase } from '#db/client.ts'
 import { seedDemo } from '#server/demo-content.ts'
+import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 import { seedSyntheticRoles } from '#server/modules/catalogue/demo-content.ts'
 import { createServices } from '#server/services.ts'
 
@@ -18,13 +19,19 @@ const dataDir = process.env.DATA_DIR?.trim() || './data'
 const database = openDatabase({ url: process.env.DATABASE_URL?.trim() || undefined, dataDir })
 try {
   await database.migrate()
-  const report = await seedDemo(database.db, createServices(database.db))
+  // Redis (when configured) holds cached listing totals; seeding invalidates them there too.
+  const kv = openKeyValueStore(process.env.REDIS_URL?.trim() || undefined)
+  const services = createServices(database.db, kv)
+  const report = await seedDemo(database.db, services)
   console.log(`seeded (${database.kind}):`, report)
   if (synthetic > 0) {
     const started = Date.now()
     const added = await seedSyntheticRoles(database.db, synthetic)
+    await services.catalogue.invalidateListings()
     console.log(`added ${added} synthetic roles in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   }
+  await database.analyze()
+  await kv.close()
 } finally {
   await database.close()
 }

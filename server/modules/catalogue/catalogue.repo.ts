@@ -76,33 +76,74 @@ export type NewRole = {
   createdAt?: Date
 }
 
+// The same orders on role_tags's copies of the keys (see db/schema/roles.ts).
+const TAG_ORDER: Record<RoleSort, SQL[]> = {
+  popularity: [sql`${roleTags.popularity} desc nulls last`, sql`${roleTags.roleId} desc nulls last`],
+  newest: [sql`${roleTags.createdAt} desc nulls last`, sql`${roleTags.roleId} desc nulls last`],
+  rating: [
+    sql`${roleTags.ratingAverage} desc nulls last`,
+    sql`${roleTags.ratingCount} desc nulls last`,
+    sql`${roleTags.roleId} desc nulls last`,
+  ],
+}
+
 export function createCatalogueRepo(db: Db) {
-  function publicListConditions(filter: Pick<RoleListFilter, 'tagIds' | 'tsQuery'>): SQL {
-    const conditions: SQL[] = [eq(roles.visibility, 'public')]
-    if (filter.tagIds.length > 0) {
-      // Roles that carry every one of the chosen tags.
-      conditions.push(
-        sql`${roles.id} in (select ${roleTags.roleId} from ${roleTags} where ${inArray(roleTags.tagId, filter.tagIds)} group by ${roleTags.roleId} having count(*) = ${filter.tagIds.length})`,
-      )
+  const searchCondition = (tsQuery: string) => sql`${roles.search} @@ to_tsquery('simple', ${tsQuery})`
+
+  /**
+   * Ids of one page of public roles with every chosen tag, read from role_tags's own sort index
+   * for the first tag (the others and the search narrow it down).
+   */
+  function taggedPage(filter: RoleListFilter, page: { limit: number; offset: number } | null): SQL {
+    const [first, ...others] = filter.tagIds
+    const conditions: SQL[] = [sql`${roleTags.tagId} = ${first}`, sql`${roleTags.isPublic}`]
+    for (const tagId of others) {
+      conditions.push(sql`${roleTags.roleId} in (select role_id from role_tags where tag_id = ${tagId})`)
     }
-    if (filter.tsQuery) conditions.push(sql`${roles.search} @@ to_tsquery('simple', ${filter.tsQuery})`)
+    if (filter.tsQuery) {
+      conditions.push(sql`${roleTags.roleId} in (select id from roles where ${searchCondition(filter.tsQuery)})`)
+    }
+    const where = and(...conditions) as SQL
+    if (!page) return sql`select ${roleTags.roleId} from ${roleTags} where ${where}`
+    return sql`select ${roleTags.roleId} from ${roleTags} where ${where} order by ${sql.join(TAG_ORDER[filter.sort], sql`, `)} limit ${page.limit} offset ${page.offset}`
+  }
+
+  function untaggedConditions(filter: Pick<RoleListFilter, 'tsQuery'>): SQL {
+    const conditions: SQL[] = [eq(roles.visibility, 'public')]
+    if (filter.tsQuery) conditions.push(searchCondition(filter.tsQuery))
     return and(...conditions) as SQL
   }
 
   return {
-    async listPublicRoles(filter: RoleListFilter): Promise<{ rows: RoleSummaryRow[]; total: number }> {
-      const where = publicListConditions(filter)
-      const [rows, [count]] = await Promise.all([
-        db
-          .select(summaryColumns)
-          .from(roles)
-          .where(where)
+    /** One page of public roles, in the chosen order. */
+    async listPublicRoles(filter: RoleListFilter): Promise<RoleSummaryRow[]> {
+      const query = db.select(summaryColumns).from(roles)
+      if (filter.tagIds.length > 0) {
+        return query
+          .where(sql`${roles.id} in (${taggedPage(filter, { limit: filter.limit, offset: filter.offset })})`)
           .orderBy(...ORDER[filter.sort])
-          .limit(filter.limit)
-          .offset(filter.offset),
-        db.select({ total: sql<number>`count(*)::int` }).from(roles).where(where),
-      ])
-      return { rows, total: count?.total ?? 0 }
+      }
+      // Deferred join: the page's ids come from the sort index alone (no row is read for the ones
+      // skipped by the offset), then only those rows are fetched.
+      const pageIds = db
+        .select({ id: roles.id })
+        .from(roles)
+        .where(untaggedConditions(filter))
+        .orderBy(...ORDER[filter.sort])
+        .limit(filter.limit)
+        .offset(filter.offset)
+      return query.where(inArray(roles.id, pageIds)).orderBy(...ORDER[filter.sort])
+    },
+
+    /** How many public roles match; the service caches it, as it costs a scan of every match. */
+    async countPublicRoles(filter: Pick<RoleListFilter, 'tagIds' | 'tsQuery' | 'sort'>): Promise<number> {
+      const [row] =
+        filter.tagIds.length > 0
+          ? await db
+              .select({ total: sql<number>`count(*)::int` })
+              .from(sql`(${taggedPage({ ...filter, offset: 0, limit: 0 }, null)}) as matches`)
+          : await db.select({ total: sql<number>`count(*)::int` }).from(roles).where(untaggedConditions(filter))
+      return row?.total ?? 0
     },
 
     async findRoleByPublicId(publicId: string) {

@@ -144,6 +144,27 @@ describe('catalogue API', () => {
     expect(none).toMatchObject({ items: [], total: 0, totalPages: 0 })
   })
 
+  it('keeps tag-filtered orders in step with changes to a role (database triggers)', async () => {
+    const before = (await list('?tags=romance&sort=rating')).body.data.items.map((r) => r.name)
+    expect(before).toEqual(['Aria Stormwind', 'Velvet Noir'])
+    const fans = await Promise.all([1, 2, 3].map(() => createUser(t.database.db)))
+    await ratingsFor(
+      t.database.db,
+      ids.velvet ?? '',
+      fans.map((f) => ({ userId: f.id, score: 5 })),
+    )
+    const after = (await list('?tags=romance&sort=rating')).body.data.items.map((r) => r.name)
+    expect(after).toEqual(['Velvet Noir', 'Aria Stormwind'])
+    // Undo, for the tests that follow.
+    await ratingsFor(
+      t.database.db,
+      ids.velvet ?? '',
+      fans.map((f) => ({ userId: f.id, score: 1 })),
+    )
+    const newest = (await list('?tags=romance&sort=newest')).body.data.items.map((r) => r.name)
+    expect(newest).toEqual(['Velvet Noir', 'Aria Stormwind'])
+  })
+
   it('answers an unknown tag with a 400 naming it', async () => {
     const { res, body } = await list('?tags=no-such-tag')
     expect(res.statusCode).toBe(400)

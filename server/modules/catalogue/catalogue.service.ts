@@ -1,12 +1,16 @@
 import type { RoleDetail, RoleList, RoleListQuery, RoleSummary, Tag, Viewer } from '#contracts/catalogue.ts'
 import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
+import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
 import type { CatalogueRepo, RoleSummaryRow } from './catalogue.repo.ts'
 
 const SUMMARY_LENGTH = 180
 const TAGS_TTL_MS = 60_000
 const MAX_SEARCH_WORDS = 8
+/** Totals of a listing are cached this long (shared by every instance when Redis is configured). */
+const COUNT_TTL_MS = 30_000
+const VERSION_KEY = 'catalogue:version'
 
 /**
  * Turns what a user typed into a prefix-matching full-text query: every word must match the
@@ -34,7 +38,21 @@ function tagName(names: Record<string, string>, locale: string): string {
   return names[locale] ?? names[DEFAULT_LOCALE] ?? Object.values(names)[0] ?? ''
 }
 
-export function createCatalogueService(repo: CatalogueRepo) {
+export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore) {
+  /**
+   * Counting every match costs a scan; pages only need it to say "Page X of Y", so totals are
+   * cached briefly. Adding, removing or publishing a role bumps the version, which drops them all.
+   */
+  async function countMatching(filter: { tagIds: number[]; tsQuery: string | undefined }) {
+    const version = (await kv.get(VERSION_KEY)) ?? '0'
+    const key = `catalogue:count:${version}:${filter.tagIds.join(',')}:${filter.tsQuery ?? ''}`
+    const cached = await kv.get(key)
+    if (cached !== null) return Number(cached)
+    const total = await repo.countPublicRoles({ ...filter, sort: 'popularity' })
+    await kv.set(key, String(total), COUNT_TTL_MS)
+    return total
+  }
+
   let tagCache: { at: number; rows: Awaited<ReturnType<CatalogueRepo['allTags']>> } | null = null
   async function allTags() {
     if (!tagCache || Date.now() - tagCache.at > TAGS_TTL_MS) tagCache = { at: Date.now(), rows: await repo.allTags() }
@@ -81,13 +99,17 @@ export function createCatalogueService(repo: CatalogueRepo) {
           ])
         tagIds.push(tag.id)
       }
-      const { rows, total } = await repo.listPublicRoles({
-        sort: query.sort,
-        offset: (query.page - 1) * query.pageSize,
-        limit: query.pageSize,
-        tagIds,
-        tsQuery: searchQueryFor(query.q),
-      })
+      const tsQuery = searchQueryFor(query.q)
+      const [rows, total] = await Promise.all([
+        repo.listPublicRoles({
+          sort: query.sort,
+          offset: (query.page - 1) * query.pageSize,
+          limit: query.pageSize,
+          tagIds,
+          tsQuery,
+        }),
+        countMatching({ tagIds, tsQuery }),
+      ])
       const totalPages = Math.ceil(total / query.pageSize)
       if (query.page > Math.max(totalPages, 1)) {
         throw new AppError(400, 'VALIDATION_ERROR', `Page ${query.page} is past the last page (${totalPages}).`, [
@@ -140,6 +162,11 @@ export function createCatalogueService(repo: CatalogueRepo) {
     async adultConfirmed(userId: string | null, cookieConfirmed: boolean): Promise<boolean> {
       if (cookieConfirmed) return true
       return userId ? repo.userShowsAdultContent(userId) : false
+    },
+
+    /** Call after any change to which roles are public, so listing totals are recounted. */
+    async invalidateListings() {
+      await kv.set(VERSION_KEY, String(Date.now()), 365 * 86_400_000)
     },
 
     async setAdultPreference(userId: string | null, show: boolean) {

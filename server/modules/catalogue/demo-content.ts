@@ -190,7 +190,7 @@ export async function seedSyntheticRoles(db: Db, count: number, batchSize = 2000
         { length: figure(key, 'len', 2, 3) },
         (_, j) => SYLLABLES[figure(key, `s${j}`, 0, SYLLABLES.length - 1)],
       ).join('')
-      const words = Array.from({ length: 24 }, (_, j) => WORDS[figure(key, `w${j}`, 0, WORDS.length - 1)]).join(' ')
+      const words = Array.from({ length: 12 }, (_, j) => WORDS[figure(key, `w${j}`, 0, WORDS.length - 1)]).join(' ')
       batch.push({
         publicId: publicIdFor(key),
         name: name.charAt(0).toUpperCase() + name.slice(1),

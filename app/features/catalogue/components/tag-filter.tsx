@@ -1,6 +1,7 @@
 import { Filter, X } from 'lucide-react'
+import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Form, Link } from 'react-router'
+import { Form, Link, useLocation } from 'react-router'
 import type { Tag } from '#contracts/catalogue.ts'
 
 /**
@@ -24,9 +25,16 @@ export function TagFilter({
 }) {
   const { t } = useTranslation('catalogue')
   const chosen = tags.filter((tag) => selected.includes(tag.slug))
+  const details = useRef<HTMLDetailsElement>(null)
+  const { key } = useLocation()
+  // Applying (or any other navigation) closes the panel so it never covers the results.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every navigation.
+  useEffect(() => {
+    if (details.current) details.current.open = false
+  }, [key])
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <details className="relative">
+      <details ref={details} className="relative">
         <summary className="inline-flex cursor-pointer list-none items-center gap-2 rounded-full border border-zinc-700 px-3 py-1.5 text-sm hover:bg-zinc-800">
           <Filter aria-hidden="true" className="size-4" />
           {t('list.filterRoles')}
