@@ -114,7 +114,7 @@ export default function Character({ loaderData, params }: Route.ComponentProps) 
           </div>
           <div className="min-w-0 flex-1">
             <h1 className="text-2xl font-bold sm:text-4xl">
-              {role.name}
+              <bdi>{role.name}</bdi>
               {role.isAdult ? (
                 <span className="ms-3 rounded-full bg-rose-600 px-2 py-0.5 align-middle text-sm font-bold">
                   {t('card.adultBadge')}
@@ -228,7 +228,9 @@ function Paragraphs({ text, empty }: { text: string; empty: string }) {
     <div className="space-y-3 whitespace-pre-line text-zinc-300">
       {paragraphs.map((p, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: paragraphs of a fixed text, never reordered.
-        <p key={i}>{p}</p>
+        <p key={i} dir="auto" className="text-start">
+          {p}
+        </p>
       ))}
     </div>
   )

@@ -28,7 +28,12 @@ export function RoleCard({ role, href, eager = false }: { role: RoleSummary; hre
       </div>
       <div className="flex flex-1 flex-col gap-2 p-3">
         <h3 className="font-semibold leading-tight">
-          <Link to={href} className="after:absolute after:inset-0 focus-visible:outline-none" prefetch="intent">
+          <Link
+            to={href}
+            dir="auto"
+            className="after:absolute after:inset-0 focus-visible:outline-none"
+            prefetch="intent"
+          >
             {role.name}
           </Link>
         </h3>
@@ -41,7 +46,14 @@ export function RoleCard({ role, href, eager = false }: { role: RoleSummary; hre
             ))}
           </ul>
         ) : null}
-        <p className="line-clamp-3 text-sm text-zinc-400">{role.gated ? t('card.adultHidden') : role.summary}</p>
+        {role.gated ? (
+          <p className="line-clamp-3 text-sm text-zinc-400">{t('card.adultHidden')}</p>
+        ) : (
+          // Characters are written in any language: the text takes its direction from its content.
+          <p dir="auto" className="line-clamp-3 text-start text-sm text-zinc-400">
+            {role.summary}
+          </p>
+        )}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400">
           <span className="flex items-center gap-1">
             <MessageCircle aria-hidden="true" className="size-3.5" />
