@@ -62,10 +62,14 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
     })
     await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Characters' }).click()
     await page.waitForURL(`${server.url}/characters`)
+    await page.getByRole('heading', { level: 1, name: 'Characters' }).waitFor()
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
-    // Nothing claims /characters yet, so the shell shows the 404 page for it.
+    // A page that does not exist (yet), reached client-side, shows the 404 page inside the shell.
+    await page.getByRole('navigation', { name: 'Navigation' }).getByRole('link', { name: 'Blog' }).click()
+    await page.waitForURL(`${server.url}/blog`)
     await page.getByTestId('error-not-found').waitFor()
-    expect(await page.getByText('Page not found: /characters').count()).toBe(1)
+    expect(await page.getByText('Page not found: /blog').count()).toBe(1)
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
 
     await page.getByRole('link', { name: 'Back to home' }).click()
     await page.waitForURL(`${server.url}/`)
@@ -175,7 +179,7 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
   it('sends each page only the translations it needs', async () => {
     const home = await (await fetch(`${server.url}/`, { headers: { cookie: 'lang=en' } })).text()
     const handoff = (html: string) => JSON.parse(/window\.__I18N__=(.*?)<\/script>/.exec(html)?.[1] ?? '{}')
-    expect(Object.keys(handoff(home).resources).sort()).toEqual(['common', 'home'])
+    expect(Object.keys(handoff(home).resources).sort()).toEqual(['catalogue', 'common', 'home'])
     const missing = await (await fetch(`${server.url}/no-such-page`, { headers: { cookie: 'lang=en' } })).text()
     expect(Object.keys(handoff(missing).resources)).toEqual(['common'])
   })
