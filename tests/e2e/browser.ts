@@ -134,6 +134,10 @@ type AxeViolation = { id: string; impact: string | null; help: string; nodes: { 
  * Evaluated through the DevTools protocol, so the page's CSP does not have to allow it.
  */
 export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  // Measure a settled page: colours mid-transition (fades, the list's loading dim) are not what
+  // a person reads.
+  await page.waitForLoadState('networkidle')
+  await page.waitForTimeout(600)
   const result = (await page.evaluate(`(async () => {
     ${axeSource}
     const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })

@@ -57,8 +57,26 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
     await page.goto(`${server.url}/ja/characters?sort=newest`)
     await page.waitForFunction(HYDRATED)
     await page.getByTestId('language-switcher').click()
-    await page.getByRole('link', { name: 'Deutsch' }).click()
+    // The new page is slowed down so the 'Redirecting' state can be seen while it loads.
+    await page.route('**/de/characters*', async (route) => {
+      await new Promise((r) => setTimeout(r, 700))
+      await route.continue()
+    })
+    // Watched from inside the page: Playwright's own waits pause while a navigation is in flight,
+    // which is exactly when the 'Redirecting' state shows (in the language being left: Japanese).
+    const ja = JSON.parse(readFileSync(path.join(localesDir, 'ja', 'common.json'), 'utf8'))
+    const shown = await page.evaluate(async () => {
+      document.querySelector<HTMLAnchorElement>('a[hreflang="de"]')?.click()
+      for (let i = 0; i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 20))
+        const status = document.querySelector('[role="status"]')
+        if (status) return status.textContent
+      }
+      return null
+    })
+    expect(shown).toBe(ja.redirecting)
     await page.waitForURL(`${server.url}/de/characters?sort=newest`)
+    await page.unroute('**/de/characters*')
     expect(await page.locator('html').getAttribute('lang')).toBe('de')
     expect((await context.cookies()).find((c) => c.name === 'lang')?.value).toBe('de')
     await page.getByText('Sprache auswählen').first().waitFor()

@@ -1,6 +1,7 @@
 import { Languages } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { useLocation } from 'react-router'
+import { Redirecting, useFullPageRedirect } from '#app/components/redirecting.tsx'
 import {
   LOCALE_COOKIE,
   LOCALE_COOKIE_MAX_AGE_SECONDS,
@@ -21,9 +22,13 @@ export function LanguageSwitcher() {
   const { t } = useTranslation()
   const { pathname, search, hash } = useLocation()
   const { locale: current, rest } = splitLocalePath(pathname)
-  const remember = (locale: Locale) => {
+  const { redirecting, redirect } = useFullPageRedirect()
+  // A full page load, so the new language is right from the server's first byte (lang, dir, text).
+  const choose = (event: React.MouseEvent<HTMLAnchorElement>, locale: Locale) => {
     // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie the server also reads.
     document.cookie = `${LOCALE_COOKIE}=${locale}; Max-Age=${LOCALE_COOKIE_MAX_AGE_SECONDS}; Path=/; SameSite=Lax`
+    event.preventDefault()
+    redirect(event.currentTarget.href)
   }
   return (
     <details className="language-switcher group relative">
@@ -43,13 +48,14 @@ export function LanguageSwitcher() {
               hrefLang={LOCALE_TAGS[locale]}
               aria-current={locale === current ? 'true' : undefined}
               className="block rounded px-3 py-1.5 text-sm hover:bg-zinc-800 aria-[current]:text-violet-300"
-              onClick={() => remember(locale)}
+              onClick={(event) => choose(event, locale)}
             >
               {LOCALE_NAMES[locale]}
             </a>
           </li>
         ))}
       </ul>
+      {redirecting ? <Redirecting /> : null}
     </details>
   )
 }
