@@ -22,6 +22,12 @@ export const ERROR_CODES = [
   'SERVICE_UNAVAILABLE',
   'TIMEOUT',
   'NETWORK_ERROR',
+  'VERIFICATION_FAILED',
+  'WEAK_PASSWORD',
+  'USERNAME_TAKEN',
+  'INVALID_CREDENTIALS',
+  'EMAIL_NOT_VERIFIED',
+  'INVALID_TOKEN',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

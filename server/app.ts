@@ -8,6 +8,7 @@ import type { ViteDevServer } from 'vite'
 import type { DatabaseHandle } from '#db/client.ts'
 import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { authRoutes } from '#server/modules/auth/auth.routes.ts'
 import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
 import { imagesRoutes } from '#server/modules/images/images.routes.ts'
@@ -73,7 +74,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorate('config', config)
-  const services = createServices(options.database.db, options.kv)
+  const services = createServices({
+    db: options.database.db,
+    kv: options.kv,
+    config,
+    log: (info, msg) => app.log.info(info, msg),
+  })
+  app.addHook('onClose', async () => services.mailer.close())
   app.decorate('services', services)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -103,12 +110,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(database, { handle: options.database, closeOnShutdown: options.closeDatabase ?? false })
   await app.register(keyValueStore, { store: options.kv })
   await app.register(metrics)
-  await app.register(authentication)
+  await app.register(authentication, { accessTokens: services.accessTokens })
   await app.register(apiDocs, { publicUrl: config.publicUrl })
 
   await app.register(healthRoutes)
   await app.register(
     async (api) => {
+      await api.register(authRoutes(services.auth, services.humanVerification))
       await api.register(catalogueRoutes(services.catalogue))
       await api.register(imagesRoutes(services.images))
       api.setNotFoundHandler((request, reply) =>

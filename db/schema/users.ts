@@ -11,6 +11,10 @@ export const users = pgTable(
     passwordHash: text('password_hash'),
     avatarUrl: text('avatar_url'),
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    /** Language of the e-mails we send them (the interface language they registered in). */
+    locale: text('locale').notNull().default('en'),
+    /** The OpenID Connect `sub` of their linked Google account. */
+    googleSubject: text('google_subject'),
     /** The user confirmed they are 18 or older and wants to see adult characters. */
     showAdultContent: boolean('show_adult_content').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -20,6 +24,7 @@ export const users = pgTable(
     // E-mail addresses compare case-insensitively; usernames too, so "Alice" and "alice" are one.
     uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
     uniqueIndex('users_username_lower_key').on(sql`lower(${table.username})`),
+    uniqueIndex('users_google_subject_key').on(table.googleSubject),
   ],
 )
 

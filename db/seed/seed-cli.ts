@@ -3,6 +3,7 @@
 // for load tests.
 import { parseArgs } from 'node:util'
 import { openDatabase } from '#db/client.ts'
+import { loadConfig } from '#server/config.ts'
 import { seedDemo } from '#server/demo-content.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 import { seedSyntheticRoles } from '#server/modules/catalogue/demo-content.ts'
@@ -21,7 +22,12 @@ try {
   await database.migrate()
   // Redis (when configured) holds cached listing totals; seeding invalidates them there too.
   const kv = openKeyValueStore(process.env.REDIS_URL?.trim() || undefined)
-  const services = createServices(database.db, kv)
+  const services = createServices({
+    db: database.db,
+    kv,
+    config: loadConfig(),
+    log: (info, msg) => console.log(msg, info),
+  })
   const report = await seedDemo(database.db, services)
   console.log(`seeded (${database.kind}):`, report)
   if (synthetic > 0) {
@@ -31,6 +37,7 @@ try {
     console.log(`added ${added} synthetic roles in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   }
   await database.analyze()
+  await services.mailer.close()
   await kv.close()
 } finally {
   await database.close()

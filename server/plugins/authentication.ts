@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '#server/lib/errors.ts'
-import { type AccessTokens, createAccessTokens } from '#server/modules/auth/access-token.ts'
+import type { AccessTokens } from '#server/modules/auth/access-token.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,8 +17,8 @@ declare module 'fastify' {
 
 /** Reads `Authorization: Bearer <access token>` on every request; routes opt in to requiring it. */
 export default fp(
-  async function authentication(app: FastifyInstance) {
-    app.decorate('accessTokens', createAccessTokens(app.config.jwtSecret))
+  async function authentication(app: FastifyInstance, options: { accessTokens: AccessTokens }) {
+    app.decorate('accessTokens', options.accessTokens)
     app.decorateRequest('userId', null)
     app.addHook('onRequest', async (request) => {
       const header = request.headers.authorization

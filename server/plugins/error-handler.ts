@@ -28,6 +28,8 @@ export default fp(
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof AppError) {
         if (error.status >= 500) request.log.error({ err: error }, error.message)
+        const retryAfter = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
+        if (error.status === 429 && retryAfter) reply.header('retry-after', String(retryAfter))
         return reply.status(error.status).send(errorEnvelope(error.status, error.code, error.message, error.details))
       }
       if (hasZodFastifySchemaValidationErrors(error)) {

@@ -1,0 +1,34 @@
+import { z } from 'zod'
+import { EMAIL_MAX, PASSWORD_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_PATTERN } from './accounts.ts'
+
+// zod schemas of the account calls (server validation and the OpenAPI document).
+
+const email = z.string().trim().max(EMAIL_MAX).pipe(z.email())
+// Length and commonness are checked by the server with a precise error (WEAK_PASSWORD).
+const password = z.string().min(1).max(PASSWORD_MAX)
+
+export const registerBody = z
+  .object({
+    username: z.string().trim().min(USERNAME_MIN).max(USERNAME_MAX).regex(USERNAME_PATTERN),
+    email,
+    password,
+    turnstileToken: z.string().min(1).max(20_000),
+    locale: z.string().max(10).optional(),
+  })
+  .strict()
+
+export const loginBody = z.object({ email, password, rememberMe: z.boolean().default(false) }).strict()
+export const emailBody = z.object({ email }).strict()
+export const refreshBody = z.object({ refreshToken: z.string().min(1).max(200) }).strict()
+export const tokenQuery = z.object({ token: z.string().min(1).max(200) })
+export const resetPasswordBody = z.object({ token: z.string().min(1).max(200), password }).strict()
+
+export const tokenPair = z.object({ token: z.string(), refreshToken: z.string() })
+export const userInfo = z.object({
+  username: z.string(),
+  email: z.string(),
+  avatar: z.string(),
+  balance: z.number().int(),
+  showAdultContent: z.boolean(),
+})
+export const messageResult = z.object({ message: z.string() })

@@ -1,0 +1,111 @@
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import type { Db } from '#db/client.ts'
+import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
+import { users } from '#db/schema/users.ts'
+
+export type EmailTokenPurpose = 'verify-email' | 'reset-password'
+
+export function createAuthRepo(db: Db) {
+  return {
+    async findUserByEmail(email: string) {
+      const [row] = await db.select().from(users).where(sql`lower(${users.email}) = ${email.toLowerCase()}`).limit(1)
+      return row ?? null
+    },
+
+    async findUserById(id: string) {
+      const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1)
+      return row ?? null
+    },
+
+    async usernameTaken(username: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: users.id })
+        .from(users)
+        .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
+        .limit(1)
+      return Boolean(row)
+    },
+
+    /** Null when the e-mail or the username was taken meanwhile (unique indexes decide). */
+    async createUser(values: { username: string; email: string; passwordHash: string; locale: string }) {
+      const [row] = await db.insert(users).values(values).onConflictDoNothing().returning()
+      return row ?? null
+    },
+
+    async markEmailVerified(userId: string) {
+      await db
+        .update(users)
+        .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())`, updatedAt: new Date() })
+        .where(eq(users.id, userId))
+    },
+
+    async setPasswordHash(userId: string, passwordHash: string) {
+      await db.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, userId))
+    },
+
+    async insertEmailToken(values: { userId: string; purpose: EmailTokenPurpose; tokenHash: string; expiresAt: Date }) {
+      await db.insert(emailTokens).values(values)
+    },
+
+    /**
+     * Marks a token used and returns its user, in one statement, so two clicks on the same link
+     * cannot both succeed. Null for unknown, used, expired or other-purpose tokens.
+     */
+    async consumeEmailToken(tokenHash: string, purpose: EmailTokenPurpose) {
+      const [row] = await db
+        .update(emailTokens)
+        .set({ usedAt: new Date() })
+        .where(
+          and(
+            eq(emailTokens.tokenHash, tokenHash),
+            eq(emailTokens.purpose, purpose),
+            isNull(emailTokens.usedAt),
+            sql`${emailTokens.expiresAt} > now()`,
+          ),
+        )
+        .returning({ userId: emailTokens.userId })
+      return row ?? null
+    },
+
+    async insertRefreshToken(values: {
+      userId: string
+      familyId: string
+      tokenHash: string
+      remember: boolean
+      expiresAt: Date
+    }) {
+      await db.insert(refreshTokens).values(values)
+    },
+
+    async findRefreshToken(tokenHash: string) {
+      const [row] = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)).limit(1)
+      return row ?? null
+    },
+
+    /** Marks a live token used; false when another request used it first. */
+    async consumeRefreshToken(id: string): Promise<boolean> {
+      const rows = await db
+        .update(refreshTokens)
+        .set({ usedAt: new Date() })
+        .where(and(eq(refreshTokens.id, id), isNull(refreshTokens.usedAt), isNull(refreshTokens.revokedAt)))
+        .returning({ id: refreshTokens.id })
+      return rows.length === 1
+    },
+
+    async revokeFamily(familyId: string) {
+      await db
+        .update(refreshTokens)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
+    },
+
+    async revokeAllOfUser(userId: string) {
+      await db
+        .update(refreshTokens)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+    },
+  }
+}
+
+export type AuthRepo = ReturnType<typeof createAuthRepo>

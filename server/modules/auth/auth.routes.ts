@@ -1,0 +1,170 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import {
+  emailBody,
+  loginBody,
+  messageResult,
+  refreshBody,
+  registerBody,
+  resetPasswordBody,
+  tokenPair,
+  tokenQuery,
+  userInfo,
+} from '#contracts/accounts-schemas.ts'
+import { DEFAULT_LOCALE, isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
+import { AppError } from '#server/lib/errors.ts'
+import { ok, okSchema } from '#server/lib/reply.ts'
+import type { AuthService } from './auth.service.ts'
+import type { HumanVerification } from './human-verification.ts'
+
+export function authRoutes(auth: AuthService, humanVerification: HumanVerification): FastifyPluginAsyncZod {
+  return async (app) => {
+    const tags = ['accounts']
+
+    app.get(
+      '/public/altcha/challenge',
+      {
+        schema: {
+          tags,
+          summary: 'A proof-of-work challenge for the register form (raw ALTCHA JSON, read by the widget)',
+        },
+      },
+      async (_request, reply) => {
+        if (humanVerification.provider !== 'altcha') throw AppError.notFound('ALTCHA is not in use')
+        reply.header('cache-control', 'no-store')
+        return humanVerification.challenge()
+      },
+    )
+
+    app.post(
+      '/register',
+      {
+        schema: {
+          tags,
+          summary: 'Create an account; a verification link is mailed',
+          body: registerBody,
+          response: { 200: okSchema(messageResult) },
+        },
+      },
+      async (request) => {
+        const cookieLocale = request.cookies[LOCALE_COOKIE]
+        const locale = request.body.locale ?? (isLocale(cookieLocale) ? cookieLocale : DEFAULT_LOCALE)
+        await auth.register({ ...request.body, locale, ip: request.ip })
+        return ok({ message: 'Registration successful, please check your email to verify your account.' })
+      },
+    )
+
+    app.post(
+      '/verify',
+      {
+        schema: {
+          tags,
+          summary: 'Confirm an e-mail address with the token from the link',
+          querystring: tokenQuery,
+          response: { 200: okSchema(messageResult) },
+        },
+      },
+      async (request) => {
+        await auth.verifyEmail(request.query.token, request.ip)
+        return ok({ message: 'verified' })
+      },
+    )
+
+    app.post(
+      '/resend-email',
+      {
+        schema: {
+          tags,
+          summary: 'Send the verification link again',
+          body: emailBody,
+          response: { 200: okSchema(messageResult) },
+        },
+      },
+      async (request) => {
+        await auth.resendVerification(request.body.email, request.ip)
+        return ok({ message: 'Verification email resent, please check your email.' })
+      },
+    )
+
+    app.post(
+      '/login',
+      {
+        schema: {
+          tags,
+          summary: 'Log in with e-mail and password',
+          body: loginBody,
+          response: { 200: okSchema(tokenPair) },
+        },
+      },
+      async (request) => ok(await auth.login({ ...request.body, ip: request.ip })),
+    )
+
+    app.post(
+      '/refresh',
+      {
+        schema: {
+          tags,
+          summary: 'Trade a refresh token for a new token pair (rotation, reuse detection)',
+          body: refreshBody,
+          response: { 200: okSchema(tokenPair) },
+        },
+      },
+      async (request) => ok(await auth.refresh(request.body.refreshToken, request.ip)),
+    )
+
+    app.post(
+      '/logout',
+      { schema: { tags, summary: 'End this login', body: refreshBody, response: { 200: okSchema(z.object({})) } } },
+      async (request) => {
+        await auth.logout(request.body.refreshToken)
+        return ok({})
+      },
+    )
+
+    app.post(
+      '/forgot-password',
+      {
+        schema: {
+          tags,
+          summary: 'Mail a password reset link (same answer for unknown addresses)',
+          body: emailBody,
+          response: { 200: okSchema(messageResult) },
+        },
+      },
+      async (request) => {
+        await auth.requestPasswordReset(request.body.email, request.ip)
+        return ok({ message: 'sent' })
+      },
+    )
+
+    app.post(
+      '/reset-password',
+      {
+        schema: {
+          tags,
+          summary: 'Set a new password from a reset link; ends every login of the account',
+          body: resetPasswordBody,
+          response: { 200: okSchema(messageResult) },
+        },
+      },
+      async (request) => {
+        await auth.resetPassword(request.body.token, request.body.password, request.ip)
+        return ok({ message: 'reset' })
+      },
+    )
+
+    app.post(
+      '/userInfo',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags,
+          summary: 'The signed-in user: name, e-mail, avatar, balance',
+          security: [{ bearer: [] }],
+          response: { 200: okSchema(userInfo) },
+        },
+      },
+      async (request) => ok(await auth.userInfo(request.userId ?? '')),
+    )
+  }
+}

@@ -1,0 +1,226 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import {
+  DEFAULT_AVATAR,
+  REFRESH_TTL_REMEMBER_SECONDS,
+  REFRESH_TTL_SESSION_SECONDS,
+  RESEND_COOLDOWN_SECONDS,
+  RESET_LINK_TTL_MINUTES,
+  type TokenPair,
+  type UserInfo,
+  VERIFY_LINK_TTL_MINUTES,
+} from '#contracts/accounts.ts'
+import { DEFAULT_LOCALE, isLocale, type Locale, localizePath } from '#contracts/locales.ts'
+import { AppError } from '#server/lib/errors.ts'
+import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { enforceLimit } from '#server/lib/rate-limit.ts'
+import { type AccountMailKind, renderAccountMail } from '#server/modules/mail/account-mail.ts'
+import type { Mailer } from '#server/modules/mail/mailer.ts'
+import type { AccessTokens } from './access-token.ts'
+import type { AuthRepo } from './auth.repo.ts'
+import type { HumanVerification } from './human-verification.ts'
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts'
+
+const MINUTE = 60_000
+// Abuse limits (docs/decisions/008-accounts-and-tokens.md). Per IP and per account.
+export const LIMITS = {
+  registerPerIp: { max: 10, windowMs: 60 * MINUTE },
+  loginPerIp: { max: 30, windowMs: 15 * MINUTE },
+  loginPerAccount: { max: 10, windowMs: 15 * MINUTE },
+  resendPerAccount: { max: 1, windowMs: RESEND_COOLDOWN_SECONDS * 1000 },
+  resendPerIp: { max: 10, windowMs: 60 * MINUTE },
+  verifyPerIp: { max: 30, windowMs: 15 * MINUTE },
+  resetPerAccount: { max: 3, windowMs: 60 * MINUTE },
+  resetPerIp: { max: 10, windowMs: 60 * MINUTE },
+  refreshPerIp: { max: 120, windowMs: 15 * MINUTE },
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
+const newSecret = () => randomBytes(32).toString('base64url')
+const accountKey = (email: string) => sha256(email.trim().toLowerCase()).slice(0, 32)
+
+export type AuthDeps = {
+  repo: AuthRepo
+  kv: KeyValueStore
+  mailer: Mailer
+  accessTokens: AccessTokens
+  humanVerification: HumanVerification
+  publicUrl: string
+}
+
+export function createAuthService({ repo, kv, mailer, accessTokens, humanVerification, publicUrl }: AuthDeps) {
+  async function sendAccountMail(
+    kind: AccountMailKind,
+    user: { id: string; email: string; username: string; locale: string },
+    purpose: 'verify-email' | 'reset-password',
+  ) {
+    const token = newSecret()
+    const minutes = purpose === 'verify-email' ? VERIFY_LINK_TTL_MINUTES : RESET_LINK_TTL_MINUTES
+    await repo.insertEmailToken({
+      userId: user.id,
+      purpose,
+      tokenHash: sha256(token),
+      expiresAt: new Date(Date.now() + minutes * MINUTE),
+    })
+    const locale: Locale = isLocale(user.locale) ? user.locale : DEFAULT_LOCALE
+    const page = purpose === 'verify-email' ? '/verify' : '/reset-password'
+    const link = `${publicUrl}${localizePath(locale, page)}?token=${token}`
+    await mailer.send({
+      to: user.email,
+      ...renderAccountMail(kind, locale, { username: user.username, link, expiresInMinutes: minutes }),
+    })
+  }
+
+  async function issueTokens(userId: string, remember: boolean, familyId: string = randomUUID()): Promise<TokenPair> {
+    const refreshToken = newSecret()
+    const ttl = remember ? REFRESH_TTL_REMEMBER_SECONDS : REFRESH_TTL_SESSION_SECONDS
+    await repo.insertRefreshToken({
+      userId,
+      familyId,
+      tokenHash: sha256(refreshToken),
+      remember,
+      expiresAt: new Date(Date.now() + ttl * 1000),
+    })
+    return { token: await accessTokens.issue({ userId }), refreshToken }
+  }
+
+  return {
+    /**
+     * Creates an account and mails its verification link. An address that already has an account
+     * gets the same answer (no one learns who is registered); its owner is told by mail instead.
+     */
+    async register(input: {
+      username: string
+      email: string
+      password: string
+      turnstileToken: string
+      locale: string
+      ip: string
+    }) {
+      await enforceLimit(kv, `register:ip:${input.ip}`, LIMITS.registerPerIp)
+      const human = await humanVerification.verify(input.turnstileToken, input.ip)
+      if (!human.ok)
+        throw new AppError(400, 'VERIFICATION_FAILED', `Verification failed: ${human.reason}`, { reason: human.reason })
+      const problem = passwordProblem(input.password)
+      if (problem) {
+        throw new AppError(400, 'WEAK_PASSWORD', 'This password is not allowed.', [
+          { path: 'password', message: problem, in: 'body' },
+        ])
+      }
+      const locale = isLocale(input.locale) ? input.locale : DEFAULT_LOCALE
+      const existing = await repo.findUserByEmail(input.email)
+      if (existing) {
+        await sendAccountMail('account-exists', existing, 'reset-password')
+        return
+      }
+      if (await repo.usernameTaken(input.username)) {
+        throw new AppError(409, 'USERNAME_TAKEN', 'This username is taken.', [
+          { path: 'username', message: 'taken', in: 'body' },
+        ])
+      }
+      const user = await repo.createUser({
+        username: input.username,
+        email: input.email.trim(),
+        passwordHash: await hashPassword(input.password),
+        locale,
+      })
+      // Lost a race with a registration of the same name or address a moment ago.
+      if (!user)
+        throw new AppError(409, 'USERNAME_TAKEN', 'This username is taken.', [
+          { path: 'username', message: 'taken', in: 'body' },
+        ])
+      await sendAccountMail('verify-email', user, 'verify-email')
+    },
+
+    async verifyEmail(token: string, ip: string) {
+      await enforceLimit(kv, `verify:ip:${ip}`, LIMITS.verifyPerIp)
+      const consumed = await repo.consumeEmailToken(sha256(token), 'verify-email')
+      if (!consumed) throw new AppError(400, 'INVALID_TOKEN', 'This link is invalid, expired or already used.')
+      await repo.markEmailVerified(consumed.userId)
+    },
+
+    /** Same answer whether or not the address has an unverified account. */
+    async resendVerification(email: string, ip: string) {
+      await enforceLimit(kv, `resend:ip:${ip}`, LIMITS.resendPerIp)
+      await enforceLimit(kv, `resend:account:${accountKey(email)}`, LIMITS.resendPerAccount)
+      const user = await repo.findUserByEmail(email)
+      if (user && !user.emailVerifiedAt) await sendAccountMail('verify-email', user, 'verify-email')
+    },
+
+    async login(input: { email: string; password: string; rememberMe: boolean; ip: string }): Promise<TokenPair> {
+      await enforceLimit(kv, `login:ip:${input.ip}`, LIMITS.loginPerIp)
+      await enforceLimit(kv, `login:account:${accountKey(input.email)}`, LIMITS.loginPerAccount)
+      const user = await repo.findUserByEmail(input.email)
+      const valid = await verifyPassword(user?.passwordHash ?? null, input.password)
+      if (!user || !valid) throw new AppError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is wrong.')
+      if (!user.emailVerifiedAt) {
+        throw new AppError(403, 'EMAIL_NOT_VERIFIED', 'Please verify your e-mail address first.')
+      }
+      return issueTokens(user.id, input.rememberMe)
+    },
+
+    /**
+     * Trades a refresh token for a new pair. A token presented twice (it was copied) revokes its
+     * whole family, so a thief and the victim are both signed out of that login.
+     */
+    async refresh(refreshToken: string, ip: string): Promise<TokenPair> {
+      await enforceLimit(kv, `refresh:ip:${ip}`, LIMITS.refreshPerIp)
+      const stored = await repo.findRefreshToken(sha256(refreshToken))
+      if (!stored) throw AppError.unauthorized('Invalid refresh token')
+      if (stored.usedAt || stored.revokedAt) {
+        await repo.revokeFamily(stored.familyId)
+        throw AppError.unauthorized('Invalid refresh token')
+      }
+      if (stored.expiresAt.getTime() <= Date.now()) throw AppError.unauthorized('Expired refresh token')
+      if (!(await repo.consumeRefreshToken(stored.id))) {
+        await repo.revokeFamily(stored.familyId)
+        throw AppError.unauthorized('Invalid refresh token')
+      }
+      return issueTokens(stored.userId, stored.remember, stored.familyId)
+    },
+
+    /** Ends this login (its refresh token family). Unknown tokens are ignored: the result is the same. */
+    async logout(refreshToken: string) {
+      const stored = await repo.findRefreshToken(sha256(refreshToken))
+      if (stored) await repo.revokeFamily(stored.familyId)
+    },
+
+    async requestPasswordReset(email: string, ip: string) {
+      await enforceLimit(kv, `reset:ip:${ip}`, LIMITS.resetPerIp)
+      await enforceLimit(kv, `reset:account:${accountKey(email)}`, LIMITS.resetPerAccount)
+      const user = await repo.findUserByEmail(email)
+      if (user) await sendAccountMail('reset-password', user, 'reset-password')
+    },
+
+    /** Sets a new password from a reset link and signs the account out everywhere. */
+    async resetPassword(token: string, password: string, ip: string) {
+      await enforceLimit(kv, `verify:ip:${ip}`, LIMITS.verifyPerIp)
+      const problem = passwordProblem(password)
+      if (problem) {
+        throw new AppError(400, 'WEAK_PASSWORD', 'This password is not allowed.', [
+          { path: 'password', message: problem, in: 'body' },
+        ])
+      }
+      const consumed = await repo.consumeEmailToken(sha256(token), 'reset-password')
+      if (!consumed) throw new AppError(400, 'INVALID_TOKEN', 'This link is invalid, expired or already used.')
+      await repo.setPasswordHash(consumed.userId, await hashPassword(password))
+      // Following the link proves the address too.
+      await repo.markEmailVerified(consumed.userId)
+      await repo.revokeAllOfUser(consumed.userId)
+    },
+
+    async userInfo(userId: string): Promise<UserInfo> {
+      const user = await repo.findUserById(userId)
+      if (!user) throw AppError.unauthorized()
+      return {
+        username: user.username,
+        email: user.email,
+        avatar: user.avatarUrl ?? DEFAULT_AVATAR,
+        // No diamonds ledger yet (plans and payments, issue 6): every balance is 0 until it exists.
+        balance: 0,
+        showAdultContent: user.showAdultContent,
+      }
+    },
+  }
+}
+
+export type AuthService = ReturnType<typeof createAuthService>

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import nodemailer from 'nodemailer'
+
+export type MailMessage = { to: string; subject: string; text: string; html: string }
+
+/**
+ * Sends e-mail. Over SMTP when a server is configured; otherwise into an outbox folder of `.eml`
+ * files, so that development and tests need no mail server and the links still reach the developer.
+ */
+export type Mailer = {
+  readonly kind: 'smtp' | 'outbox'
+  send(message: MailMessage): Promise<void>
+  close(): Promise<void>
+}
+
+export type MailerOptions = {
+  smtpUrl: string | undefined
+  /** The sender, `Taleweave <no-reply@example.com>` or a bare address. */
+  from: string
+  outboxDir: string
+  log: (info: Record<string, unknown>, msg: string) => void
+}
+
+// A mail server that stops answering must fail the request that sends, not hang it.
+const SMTP_TIMEOUT_MS = 10_000
+
+export function createMailer(options: MailerOptions): Mailer {
+  return options.smtpUrl ? smtpMailer(options.smtpUrl, options.from) : outboxMailer(options)
+}
+
+function smtpMailer(url: string, from: string): Mailer {
+  // Settings in the URL (`?pool=false`, `?connectionTimeout=...`) win over these defaults.
+  const transport = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: 3,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+  })
+  // Failures reach the caller through `sendMail`; an unheard 'error' event would end the process.
+  transport.on('error', () => {})
+  return {
+    kind: 'smtp',
+    async send(message) {
+      await transport.sendMail({ from, ...message })
+    },
+    async close() {
+      transport.close()
+    },
+  }
+}
+
+function outboxMailer({ from, outboxDir, log }: MailerOptions): Mailer {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true })
+  return {
+    kind: 'outbox',
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message })
+      await mkdir(outboxDir, { recursive: true })
+      // ISO time first so the folder sorts by time; without colons, which some systems refuse in names.
+      const name = `${new Date().toISOString().replaceAll(':', '-')}-${randomBytes(4).toString('hex')}.eml`
+      const file = path.join(outboxDir, name)
+      await writeFile(file, info.message as Buffer)
+      log({ file, to: message.to, links: linksIn(message.text) }, 'mail written to outbox')
+    },
+    async close() {
+      transport.close()
+    },
+  }
+}
+
+/** The http(s) URLs of a plain-text body, without trailing sentence punctuation. */
+function linksIn(text: string): string[] {
+  return [...text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0].replace(/[.,;:!?)\]]+$/, ''))
+}
