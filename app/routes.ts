@@ -7,6 +7,11 @@ export default [
     index('routes/home.tsx'),
     route('characters', 'routes/characters.tsx'),
     route('characters/:id', 'routes/character.tsx'),
+    route('login', 'routes/login.tsx'),
+    route('register', 'routes/register.tsx'),
+    route('verify', 'routes/verify.tsx'),
+    route('forgot-password', 'routes/forgot-password.tsx'),
+    route('reset-password', 'routes/reset-password.tsx'),
     route('*', 'routes/not-found.tsx'),
   ]),
 ] satisfies RouteConfig

@@ -3,7 +3,8 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Form, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
-import { clearTokens, useIsLoggedIn } from '#app/lib/session.ts'
+import { api } from '#app/lib/http.ts'
+import { clearTokens, getRefreshToken, useIsLoggedIn } from '#app/lib/session.ts'
 import { ROLE_SEARCH_MAX_LENGTH } from '#contracts/catalogue.ts'
 
 const SEARCH_DEBOUNCE_MS = 300
@@ -45,6 +46,12 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
   const loggedIn = useIsLoggedIn()
   const searchId = useId()
   const search = useSearchAsYouType(localize('/characters'))
+  // Logout ends the login on the server too; the browser forgets the tokens either way.
+  const logout = () => {
+    const refreshToken = getRefreshToken()
+    clearTokens()
+    if (refreshToken) api('/logout', { method: 'POST', body: { refreshToken } }).catch(() => {})
+  }
   return (
     <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-zinc-800 bg-zinc-950/90 px-4 backdrop-blur">
       <button
@@ -86,7 +93,7 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
               height={32}
               className="size-8 rounded-full"
             />
-            <button type="button" className="button-ghost" onClick={() => clearTokens()}>
+            <button type="button" className="button-ghost" onClick={logout}>
               <LogOut aria-hidden="true" className="size-4" />
               {t('topBar.logout')}
             </button>

@@ -1,0 +1,53 @@
+import { useEffect, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { resendVerification } from '#app/features/accounts/api/accounts.ts'
+import { ApiError } from '#app/lib/http.ts'
+import { notify } from '#app/lib/notify.tsx'
+import { RESEND_COOLDOWN_SECONDS } from '#contracts/accounts.ts'
+
+/**
+ * 'Resend verification email': a resending state, then a countdown in seconds before it can be
+ * pressed again (the server enforces the same pause).
+ */
+export function ResendVerification({ email, startCountdown = true }: { email: string; startCountdown?: boolean }) {
+  const { t } = useTranslation('auth')
+  const [seconds, setSeconds] = useState(startCountdown ? RESEND_COOLDOWN_SECONDS : 0)
+  const [busy, setBusy] = useState(false)
+
+  useEffect(() => {
+    if (seconds <= 0) return
+    const timer = setTimeout(() => setSeconds((s) => s - 1), 1000)
+    return () => clearTimeout(timer)
+  }, [seconds])
+
+  const resend = async () => {
+    if (!email.trim()) {
+      notify(t('register.emailRequired'), { type: 'error' })
+      return
+    }
+    setBusy(true)
+    try {
+      await resendVerification(email.trim())
+      notify(t('register.resent'), { type: 'success' })
+      setSeconds(RESEND_COOLDOWN_SECONDS)
+    } catch (error) {
+      const wait = (error as ApiError).details as { retryAfterSeconds?: number } | undefined
+      if (error instanceof ApiError && error.code === 429 && wait?.retryAfterSeconds) setSeconds(wait.retryAfterSeconds)
+      else notify(t('register.resendFailed'), { type: 'error' })
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <button
+      type="button"
+      className="button-ghost border border-zinc-700"
+      onClick={resend}
+      disabled={busy || seconds > 0}
+      data-testid="resend-verification"
+    >
+      {busy ? t('register.resending') : seconds > 0 ? t('register.resendIn', { seconds }) : t('register.resend')}
+    </button>
+  )
+}

@@ -1,0 +1,116 @@
+import { useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useNavigate, useSearchParams } from 'react-router'
+import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { PageMeta } from '#app/components/page-meta.tsx'
+import { login } from '#app/features/accounts/api/accounts.ts'
+import { AuthCard, Field, FormMessage } from '#app/features/accounts/components/auth-card.tsx'
+import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
+import { safeRedirectPath } from '#app/features/accounts/safe-redirect.ts'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { ApiError } from '#app/lib/http.ts'
+import { routeLocale } from '#app/lib/route-locale.ts'
+import { storeTokens } from '#app/lib/session.ts'
+import { localizePath } from '#contracts/locales.ts'
+import type { Route } from './+types/login.ts'
+
+export const handle = { i18n: ['auth'] }
+
+export default function Login({ params }: Route.ComponentProps) {
+  const { t } = useTranslation('auth')
+  // API errors are worded once, in common.json, for every page.
+  const { t: tCommon } = useTranslation()
+  const locale = routeLocale(params)
+  const navigate = useNavigate()
+  const [search] = useSearchParams()
+  const [fields, setFields] = useState({ email: '', password: '', rememberMe: false })
+  const [error, setError] = useState<string | null>(null)
+  const [unverified, setUnverified] = useState(false)
+  const [busy, setBusy] = useState(false)
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault()
+    setError(null)
+    setUnverified(false)
+    if (!fields.email.trim() || !fields.password) return setError(t('register.fillAll'))
+    setBusy(true)
+    try {
+      storeTokens(await login({ ...fields, email: fields.email.trim() }))
+      // Back to where the user was: same-origin paths only.
+      navigate(safeRedirectPath(search.get('redirect_url'), localizePath(locale, '/')), { replace: true })
+    } catch (failure) {
+      if (
+        failure instanceof ApiError &&
+        ['INVALID_CREDENTIALS', 'EMAIL_NOT_VERIFIED', 'RATE_LIMITED', 'VALIDATION_ERROR'].includes(failure.error)
+      ) {
+        setError(apiErrorMessage(tCommon, failure))
+        setUnverified(failure.error === 'EMAIL_NOT_VERIFIED')
+      } else {
+        setError(t('login.failed'))
+      }
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <AuthCard title={t('login.title')}>
+      <PageMeta title={t('login.title')} description={t('login.metaDescription')} />
+      <meta name="robots" content="noindex" />
+      <form onSubmit={submit} noValidate>
+        {error ? <FormMessage kind="error">{error}</FormMessage> : null}
+        {unverified ? (
+          <div className="mb-4">
+            <ResendVerification email={fields.email} startCountdown={false} />
+          </div>
+        ) : null}
+        <Field
+          label={t('fields.email')}
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={fields.email}
+          onChange={(e) => setFields({ ...fields, email: e.target.value })}
+        />
+        <Field
+          label={t('fields.password')}
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={fields.password}
+          onChange={(e) => setFields({ ...fields, password: e.target.value })}
+        />
+        <div className="mb-4 flex items-center justify-between gap-4 text-sm">
+          <label className="flex items-center gap-2">
+            <input
+              type="checkbox"
+              name="rememberMe"
+              checked={fields.rememberMe}
+              onChange={(e) => setFields({ ...fields, rememberMe: e.target.checked })}
+              className="size-4 accent-violet-500"
+            />
+            {t('login.rememberMe')}
+          </label>
+          <LocalizedLink to="/forgot-password" className="text-violet-300 hover:text-violet-200">
+            {t('login.forgot')}
+          </LocalizedLink>
+        </div>
+        <button type="submit" className="button-primary w-full" disabled={busy}>
+          {busy ? t('login.submitting') : t('login.submit')}
+        </button>
+      </form>
+      <p className="mt-4 text-xs text-zinc-400">
+        {t('login.agreement')}{' '}
+        <LocalizedLink to="/privacy-policy" className="underline">
+          {t('login.privacyPolicy')}
+        </LocalizedLink>
+      </p>
+      <p className="mt-6 text-center text-sm text-zinc-400">
+        {t('login.noAccount')}{' '}
+        <LocalizedLink to="/register" className="text-violet-300 underline hover:text-violet-200">
+          {t('login.toRegister')}
+        </LocalizedLink>
+      </p>
+    </AuthCard>
+  )
+}

@@ -1,0 +1,142 @@
+import path from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { linksIn, startSmtpServer } from '#tests/doubles/smtp.ts'
+import {
+  chromiumPath,
+  launchBrowser,
+  PERSON_USER_AGENT,
+  type RunningServer,
+  screenshotDir,
+  seriousA11yViolations,
+  startServer,
+} from './browser.ts'
+
+const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
+
+describe.skipIf(!chromiumPath)('accounts in a browser', () => {
+  let server: RunningServer
+  let browser: Browser
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>
+  beforeAll(async () => {
+    smtp = await startSmtpServer()
+    server = await startServer({ SMTP_URL: smtp.url })
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+    await smtp?.close()
+  })
+
+  it('registers (solving the human check), verifies from the mail, logs in with remember-me, stays in, logs out', async () => {
+    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
+    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+
+    const email = `e2e-${Date.now()}@example.test`
+    const password = 'a lantern over the harbour'
+    await page.goto(`${server.url}/register`)
+    await page.waitForFunction(HYDRATED)
+    // Submitting empty says so first.
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page.getByText('Please fill all fields.').waitFor()
+    await page.getByLabel('Username').fill(`e2e_${Date.now().toString(36)}`)
+    await page.getByLabel('E-mail').fill(email)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page.getByText('Please complete verification.').waitFor()
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    // The ALTCHA widget solves its proof-of-work in the browser.
+    await page.getByText('I am not a robot').click()
+    await page.getByText('Verified').waitFor({ timeout: 30_000 })
+    await page.screenshot({ path: path.join(screenshotDir, 'register.png') })
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Registration successful, please check your email to verify your account.' })
+      .first()
+      .waitFor()
+    await page.getByRole('button', { name: /Resend in \d+ s/ }).waitFor()
+
+    const mail = await smtp.waitForMail(email)
+    const link = linksIn(mail.text).find((l) => l.includes('/verify?token='))
+    expect(link).toBeTruthy()
+    await page.goto(link ?? '')
+    await page.getByText('Your e-mail address is verified. You can log in now.').waitFor()
+
+    await page.goto(`${server.url}/login?redirect_url=${encodeURIComponent('/characters?sort=newest')}`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByLabel('E-mail').fill(email)
+    await page.getByLabel('Password').fill('not my password at all')
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByText('The e-mail or password is wrong.').waitFor()
+    await page.getByLabel('Password').fill(password)
+    await page.getByLabel('Remember me').check()
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.waitForURL(`${server.url}/characters?sort=newest`)
+    await page.getByRole('button', { name: 'Logout' }).waitFor()
+
+    await page.reload()
+    await page.getByRole('button', { name: 'Logout' }).waitFor()
+    await page.getByText('No chat history').waitFor()
+    await page.screenshot({ path: path.join(screenshotDir, 'logged-in.png') })
+
+    const refreshToken = await page.evaluate(() => localStorage.getItem('refreshToken'))
+    await page.getByRole('button', { name: 'Logout' }).click()
+    await page.getByRole('link', { name: 'Login' }).waitFor()
+    expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('refreshToken')])).toEqual([
+      null,
+      null,
+    ])
+    // The login is over on the server too.
+    await expect
+      .poll(
+        async () =>
+          (
+            await fetch(`${server.url}/api/refresh`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ refreshToken }),
+            })
+          ).status,
+      )
+      .toBe(401)
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('never follows a redirect_url to another site after login', async () => {
+    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT })
+    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
+    const page = await context.newPage()
+    // A verified account, made through the API the way the form does it.
+    const email = `redirect-${Date.now()}@example.test`
+    const password = 'moonlight over quiet water'
+    const challenge = await (await fetch(`${server.url}/api/public/altcha/challenge`)).json()
+    const { solveChallenge } = await import('altcha-lib')
+    const { deriveKey } = await import('altcha-lib/algorithms/sha')
+    const solution = await solveChallenge({ challenge, deriveKey })
+    const turnstileToken = Buffer.from(JSON.stringify({ challenge, solution })).toString('base64')
+    await fetch(`${server.url}/api/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: `redir_${Date.now().toString(36)}`, email, password, turnstileToken }),
+    })
+    const token = new URL(
+      linksIn((await smtp.waitForMail(email)).text).find((l) => l.includes('/verify?')) ?? '',
+    ).searchParams.get('token')
+    await fetch(`${server.url}/api/verify?token=${token}`, { method: 'POST' })
+
+    await page.goto(`${server.url}/login?redirect_url=${encodeURIComponent('//evil.example/steal')}`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByLabel('E-mail').fill(email)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.waitForURL(`${server.url}/`)
+    await context.close()
+  })
+})
