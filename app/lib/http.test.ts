@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AppError } from '#server/lib/errors.ts'
+import { hashPassword } from '#server/modules/auth/passwords.ts'
+import { createUser } from '#tests/factories/user.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import { ApiError, api } from './http.ts'
 
@@ -10,12 +12,16 @@ describe('api() — the one HTTP client', () => {
   let t: TestApp
   let origin = ''
   let refreshCalls = 0
+  let realPair = { token: '', refreshToken: '' }
   const storage = new Map<string, string>()
   const assign = vi.fn()
 
   beforeAll(async () => {
     t = await buildTestApp({
       configure: async (app) => {
+        app.addHook('onRequest', async (request) => {
+          if (request.url === '/api/refresh') refreshCalls += 1
+        })
         await app.register(
           async (api) => {
             api.get('/test/ok', async (request) => ({
@@ -45,14 +51,6 @@ describe('api() — the one HTTP client', () => {
               message: 'ok',
               data: { contentType: request.headers['content-type'] },
             }))
-            // Stands in for the refresh endpoint the accounts capability builds.
-            api.post('/refresh', async (request) => {
-              refreshCalls += 1
-              const { refreshToken } = request.body as { refreshToken: string }
-              if (refreshToken !== 'good-refresh') throw AppError.unauthorized()
-              const { token } = await t.login()
-              return { code: 0, success: true, message: 'ok', data: { token, refreshToken: 'rotated' } }
-            })
           },
           { prefix: '/api' },
         )
@@ -63,7 +61,13 @@ describe('api() — the one HTTP client', () => {
   })
   afterAll(() => t.close())
 
-  beforeEach(() => {
+  beforeEach(async () => {
+    // A real account and a real login, so refreshing goes through the real /api/refresh.
+    const password = 'a long walk by the river'
+    const user = await createUser(t.database.db, { passwordHash: await hashPassword(password) })
+    realPair = (
+      await t.app.inject({ method: 'POST', url: '/api/login', payload: { email: user.email, password } })
+    ).json().data
     storage.clear()
     refreshCalls = 0
     assign.mockReset()
@@ -117,11 +121,13 @@ describe('api() — the one HTTP client', () => {
 
   it('on a 401 refreshes the tokens once and repeats the call', async () => {
     storage.set('token', 'expired')
-    storage.set('refreshToken', 'good-refresh')
+    storage.set('refreshToken', realPair.refreshToken)
     const data = await api<{ userId: string }>('/test/mine')
     expect(data.userId).toMatch(/^[0-9a-f-]{36}$/)
     expect(refreshCalls).toBe(1)
-    expect(storage.get('refreshToken')).toBe('rotated')
+    // Rotated: the browser now holds the new refresh token.
+    expect(storage.get('refreshToken')).not.toBe(realPair.refreshToken)
+    expect(storage.get('refreshToken')?.length).toBeGreaterThan(30)
     expect(assign).not.toHaveBeenCalled()
   })
 

@@ -61,7 +61,7 @@ export default function Login({ params }: Route.ComponentProps) {
         {error ? <FormMessage kind="error">{error}</FormMessage> : null}
         {unverified ? (
           <div className="mb-4">
-            <ResendVerification email={fields.email} startCountdown={false} />
+            <ResendVerification email={fields.email} startCountdown={false} label={t('login.resendVerification')} />
           </div>
         ) : null}
         <Field

@@ -29,11 +29,13 @@ export default function Register({ params }: Route.ComponentProps) {
 
   const onProblem = (problem: HumanCheckProblem) =>
     setError(
-      problem === 'containerMissing'
-        ? t('register.containerMissing')
-        : problem === 'loadFailed'
-          ? t('register.loadFailed')
-          : t('captcha.error'),
+      problem === 'configError'
+        ? t('register.configError')
+        : problem === 'containerMissing'
+          ? t('register.containerMissing')
+          : problem === 'loadFailed'
+            ? t('register.loadFailed')
+            : t('captcha.error'),
     )
 
   const submit = async (event: React.FormEvent) => {

@@ -22,7 +22,7 @@ type AltchaGlobal = {
 }
 // The widget reads its words from a global store, by the language named in its attribute.
 const WIDGET_LANGUAGE = 'taleweave'
-export type HumanCheckProblem = 'containerMissing' | 'loadFailed' | 'failed'
+export type HumanCheckProblem = 'configError' | 'containerMissing' | 'loadFailed' | 'failed'
 
 /**
  * The self-hosted ALTCHA proof-of-work check: the browser solves a small puzzle from our own server,
@@ -39,12 +39,18 @@ export function HumanCheck({
   const widget = useRef<AltchaElement>(null)
   const callbacks = useRef({ onToken, onProblem })
   callbacks.current = { onToken, onProblem }
-  const [ready, setReady] = useState(false)
+  const [challenge, setChallenge] = useState<string | null>(null)
 
-  // Load the widget and give it our words before it is created.
+  // Fetch the challenge and load the widget (with our words) before the widget is created.
   useEffect(() => {
-    import('altcha')
-      .then(() => {
+    const loadChallenge = fetch('/api/public/altcha/challenge', { cache: 'no-store' }).then(async (response) => {
+      // The server offers no ALTCHA challenge: it is set up for another provider this page lacks.
+      if (response.status === 404) throw new Error('configError')
+      if (!response.ok) throw new Error('loadFailed')
+      return JSON.stringify(await response.json())
+    })
+    Promise.all([loadChallenge, import('altcha')])
+      .then(([json]) => {
         const altcha = (globalThis as { $altcha?: AltchaGlobal }).$altcha
         altcha?.i18n?.set(WIDGET_LANGUAGE, {
           ...(altcha.i18n.get?.('en') ?? {}),
@@ -53,13 +59,15 @@ export function HumanCheck({
           verified: t('captcha.verified'),
           error: t('captcha.error'),
         })
-        setReady(true)
+        setChallenge(json)
       })
-      .catch(() => callbacks.current.onProblem('loadFailed'))
+      .catch((error: unknown) =>
+        callbacks.current.onProblem((error as Error).message === 'configError' ? 'configError' : 'loadFailed'),
+      )
   }, [t])
 
   useEffect(() => {
-    if (!ready) return
+    if (!challenge) return
     const element = widget.current
     if (!element) {
       callbacks.current.onProblem('containerMissing')
@@ -73,13 +81,11 @@ export function HumanCheck({
     }
     element.addEventListener('statechange', onState)
     return () => element.removeEventListener('statechange', onState)
-  }, [ready])
+  }, [challenge])
 
   return (
     <div className="min-h-16" data-testid="human-check">
-      {ready ? (
-        <altcha-widget ref={widget} challenge="/api/public/altcha/challenge" name="altcha" language={WIDGET_LANGUAGE} />
-      ) : null}
+      {challenge ? <altcha-widget ref={widget} challenge={challenge} name="altcha" language={WIDGET_LANGUAGE} /> : null}
     </div>
   )
 }

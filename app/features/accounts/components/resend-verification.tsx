@@ -9,7 +9,16 @@ import { RESEND_COOLDOWN_SECONDS } from '#contracts/accounts.ts'
  * 'Resend verification email': a resending state, then a countdown in seconds before it can be
  * pressed again (the server enforces the same pause).
  */
-export function ResendVerification({ email, startCountdown = true }: { email: string; startCountdown?: boolean }) {
+export function ResendVerification({
+  email,
+  startCountdown = true,
+  label,
+}: {
+  email: string
+  startCountdown?: boolean
+  /** The button's words when it is ready (default 'Resend verification email'). */
+  label?: string
+}) {
   const { t } = useTranslation('auth')
   const [seconds, setSeconds] = useState(startCountdown ? RESEND_COOLDOWN_SECONDS : 0)
   const [busy, setBusy] = useState(false)
@@ -47,7 +56,11 @@ export function ResendVerification({ email, startCountdown = true }: { email: st
       disabled={busy || seconds > 0}
       data-testid="resend-verification"
     >
-      {busy ? t('register.resending') : seconds > 0 ? t('register.resendIn', { seconds }) : t('register.resend')}
+      {busy
+        ? t('register.resending')
+        : seconds > 0
+          ? t('register.resendIn', { seconds })
+          : (label ?? t('register.resend'))}
     </button>
   )
 }
