@@ -16,6 +16,7 @@ import { Notifications } from '#app/components/notifications.tsx'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
 import { useFullReloadOnNewBuild } from '#app/lib/use-full-reload-on-new-build.ts'
+import { useUserInfoAfterNavigation } from '#app/lib/user-info.ts'
 import { directionOf, LOCALE_TAGS, splitLocalePath } from '#contracts/locales.ts'
 import type { Route } from './+types/root.ts'
 import stylesheet from './app.css?url'
@@ -27,7 +28,8 @@ export const links: Route.LinksFunction = () => [
 
 export function loader({ request, context }: Route.LoaderArgs) {
   // The request URL is built from PUBLIC_URL by the server, so this is the public origin.
-  return { origin: new URL(request.url).origin, adultConfirmed: context.get(appLoadContext).viewer.adultConfirmed }
+  const { viewer, features } = context.get(appLoadContext)
+  return { origin: new URL(request.url).origin, adultConfirmed: viewer.adultConfirmed, features }
 }
 
 /**
@@ -46,6 +48,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const { i18n } = useTranslation()
   const handoff = { locale, resources: i18n.store?.data[locale] ?? {} }
   useFullReloadOnNewBuild()
+  useUserInfoAfterNavigation()
   return (
     <html lang={LOCALE_TAGS[locale]} dir={directionOf(locale)} className="dark">
       <head>

@@ -12,6 +12,7 @@ export default [
     route('verify', 'routes/verify.tsx'),
     route('forgot-password', 'routes/forgot-password.tsx'),
     route('reset-password', 'routes/reset-password.tsx'),
+    route('auth/callback/google', 'routes/google-callback.tsx'),
     route('*', 'routes/not-found.tsx'),
   ]),
 ] satisfies RouteConfig

@@ -116,7 +116,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(healthRoutes)
   await app.register(
     async (api) => {
-      await api.register(authRoutes(services.auth, services.humanVerification))
+      await api.register(authRoutes(services.auth, services.humanVerification, services.googleSignIn))
       await api.register(catalogueRoutes(services.catalogue))
       await api.register(imagesRoutes(services.images))
       api.setNotFoundHandler((request, reply) =>

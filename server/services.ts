@@ -5,6 +5,7 @@ import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { createAccessTokens } from '#server/modules/auth/access-token.ts'
 import { createAuthRepo } from '#server/modules/auth/auth.repo.ts'
 import { createAuthService } from '#server/modules/auth/auth.service.ts'
+import { createGoogleSignIn } from '#server/modules/auth/google-sign-in.ts'
 import { createHumanVerification } from '#server/modules/auth/human-verification.ts'
 import { createCatalogueRepo } from '#server/modules/catalogue/catalogue.repo.ts'
 import { createCatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
@@ -39,7 +40,8 @@ export function createServices({ db, kv, config, log }: ServiceDeps) {
     humanVerification,
     publicUrl: config.publicUrl,
   })
-  return { images, catalogue, accessTokens, mailer, humanVerification, auth }
+  const googleSignIn = createGoogleSignIn(config, kv)
+  return { images, catalogue, accessTokens, mailer, humanVerification, auth, googleSignIn }
 }
 
 export type Services = ReturnType<typeof createServices>

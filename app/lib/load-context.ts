@@ -8,6 +8,8 @@ export type AppLoadContextValues = {
   requestId: string
   catalogue: CatalogueReader
   viewer: Viewer
+  /** What the pages may offer: sign-in providers that are configured. */
+  features: { googleSignIn: boolean }
 }
 
 export const appLoadContext = createContext<AppLoadContextValues>()

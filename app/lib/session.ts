@@ -8,8 +8,17 @@ const TOKEN_KEY = 'token'
 const REFRESH_TOKEN_KEY = 'refreshToken'
 const listeners = new Set<() => void>()
 
+const changeListeners = new Set<() => void>()
+
 function notify() {
   for (const listener of listeners) listener()
+  for (const listener of changeListeners) listener()
+}
+
+/** Called whenever tokens are stored or cleared in this tab. */
+export function onTokensChange(listener: () => void): () => void {
+  changeListeners.add(listener)
+  return () => changeListeners.delete(listener)
 }
 
 export function getAccessToken(): string | null {

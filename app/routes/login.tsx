@@ -5,6 +5,7 @@ import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { login } from '#app/features/accounts/api/accounts.ts'
 import { AuthCard, Field, FormMessage } from '#app/features/accounts/components/auth-card.tsx'
+import { GoogleButton } from '#app/features/accounts/components/google-button.tsx'
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
 import { safeRedirectPath } from '#app/features/accounts/safe-redirect.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
@@ -57,6 +58,7 @@ export default function Login({ params }: Route.ComponentProps) {
     <AuthCard title={t('login.title')}>
       <PageMeta title={t('login.title')} description={t('login.metaDescription')} />
       <meta name="robots" content="noindex" />
+      <GoogleButton redirectUrl={safeRedirectPath(search.get('redirect_url'), localizePath(locale, '/'))} />
       <form onSubmit={submit} noValidate>
         {error ? <FormMessage kind="error">{error}</FormMessage> : null}
         {unverified ? (

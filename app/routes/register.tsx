@@ -4,6 +4,7 @@ import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { register } from '#app/features/accounts/api/accounts.ts'
 import { AuthCard, Field, FormMessage } from '#app/features/accounts/components/auth-card.tsx'
+import { GoogleButton } from '#app/features/accounts/components/google-button.tsx'
 import { HumanCheck, type HumanCheckProblem } from '#app/features/accounts/components/human-check.tsx'
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
@@ -11,6 +12,7 @@ import { ApiError } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { USERNAME_MAX, USERNAME_MIN } from '#contracts/accounts.ts'
+import { localizePath } from '#contracts/locales.ts'
 import type { Route } from './+types/register.ts'
 
 export const handle = { i18n: ['auth'] }
@@ -81,40 +83,43 @@ export default function Register({ params }: Route.ComponentProps) {
           <ResendVerification email={registeredEmail} />
         </div>
       ) : (
-        <form onSubmit={submit} noValidate>
-          {error ? <FormMessage kind="error">{error}</FormMessage> : null}
-          <Field
-            label={t('fields.username')}
-            hint={t('fields.usernameHint')}
-            name="username"
-            autoComplete="username"
-            minLength={USERNAME_MIN}
-            maxLength={USERNAME_MAX}
-            value={fields.username}
-            onChange={set('username')}
-          />
-          <Field
-            label={t('fields.email')}
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={fields.email}
-            onChange={set('email')}
-          />
-          <Field
-            label={t('fields.password')}
-            hint={t('fields.passwordHint')}
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            value={fields.password}
-            onChange={set('password')}
-          />
-          <HumanCheck key={widgetKey} onToken={setToken} onProblem={onProblem} />
-          <button type="submit" className="button-primary mt-4 w-full" disabled={busy}>
-            {busy ? t('register.submitting') : t('register.submit')}
-          </button>
-        </form>
+        <>
+          <GoogleButton redirectUrl={localizePath(locale, '/')} />
+          <form onSubmit={submit} noValidate>
+            {error ? <FormMessage kind="error">{error}</FormMessage> : null}
+            <Field
+              label={t('fields.username')}
+              hint={t('fields.usernameHint')}
+              name="username"
+              autoComplete="username"
+              minLength={USERNAME_MIN}
+              maxLength={USERNAME_MAX}
+              value={fields.username}
+              onChange={set('username')}
+            />
+            <Field
+              label={t('fields.email')}
+              name="email"
+              type="email"
+              autoComplete="email"
+              value={fields.email}
+              onChange={set('email')}
+            />
+            <Field
+              label={t('fields.password')}
+              hint={t('fields.passwordHint')}
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              value={fields.password}
+              onChange={set('password')}
+            />
+            <HumanCheck key={widgetKey} onToken={setToken} onProblem={onProblem} />
+            <button type="submit" className="button-primary mt-4 w-full" disabled={busy}>
+              {busy ? t('register.submitting') : t('register.submit')}
+            </button>
+          </form>
+        </>
       )}
       <p className="mt-6 text-center text-sm text-zinc-400">
         {t('register.haveAccount')}{' '}

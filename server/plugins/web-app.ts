@@ -71,6 +71,7 @@ export default fp(
           // Pages are rendered without the bearer token (it lives in the browser's storage), so a
           // page request knows only what cookies say; signed-in specifics load through the API.
           viewer: { userId: null, adultConfirmed: request.cookies[ADULT_COOKIE] === '1' },
+          features: { googleSignIn: options.services.googleSignIn.enabled },
         })
         const response = await handleRequest(webRequest, context as never)
         return sendWebResponse(reply, response)

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { OAuth2Server } from 'oauth2-mock-server'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linksIn, startSmtpServer } from '#tests/doubles/smtp.ts'
@@ -18,15 +19,26 @@ describe.skipIf(!chromiumPath)('accounts in a browser', () => {
   let server: RunningServer
   let browser: Browser
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>
+  let google: OAuth2Server
   beforeAll(async () => {
     smtp = await startSmtpServer()
-    server = await startServer({ SMTP_URL: smtp.url })
+    // A real OpenID Connect issuer on loopback stands in for Google.
+    google = new OAuth2Server()
+    await google.issuer.keys.generate('RS256')
+    await google.start(0, '127.0.0.1')
+    server = await startServer({
+      SMTP_URL: smtp.url,
+      GOOGLE_CLIENT_ID: 'taleweave-e2e',
+      GOOGLE_CLIENT_SECRET: 'e2e-secret',
+      GOOGLE_ISSUER: google.issuer.url ?? '',
+    })
     browser = await launchBrowser()
   })
   afterAll(async () => {
     await browser?.close()
     await server?.stop()
     await smtp?.close()
+    await google?.stop()
   })
 
   it('registers (solving the human check), verifies from the mail, logs in with remember-me, stays in, logs out', async () => {
@@ -137,6 +149,25 @@ describe.skipIf(!chromiumPath)('accounts in a browser', () => {
     await page.getByLabel('Password').fill(password)
     await page.getByRole('button', { name: 'Log in' }).click()
     await page.waitForURL(`${server.url}/`)
+    await context.close()
+  })
+
+  it('signs in through the Google issuer and comes back to the page it started from', async () => {
+    const email = `oidc-${Date.now()}@gmail.test`
+    const addClaims = (token: { payload: Record<string, unknown> }) =>
+      Object.assign(token.payload, { sub: `e2e-${Date.now()}`, email, email_verified: true, name: 'Mira Okafor' })
+    google.service.on('beforeTokenSigning', addClaims)
+    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT })
+    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
+    const page = await context.newPage()
+    await page.goto(`${server.url}/login?redirect_url=${encodeURIComponent('/characters?sort=rating')}`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByRole('button', { name: 'Continue with Google' }).click()
+    await page.waitForURL(`${server.url}/characters?sort=rating`)
+    await page.getByRole('button', { name: 'Logout' }).waitFor()
+    // The user info arrives after that first navigation: the avatar names the new account.
+    await expect.poll(() => page.getByRole('img', { name: 'Mira_Okafor' }).count()).toBe(1)
+    google.service.off('beforeTokenSigning', addClaims)
     await context.close()
   })
 })

@@ -5,6 +5,7 @@ import { Form, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { api } from '#app/lib/http.ts'
 import { clearTokens, getRefreshToken, useIsLoggedIn } from '#app/lib/session.ts'
+import { useUserInfo } from '#app/lib/user-info.ts'
 import { ROLE_SEARCH_MAX_LENGTH } from '#contracts/catalogue.ts'
 
 const SEARCH_DEBOUNCE_MS = 300
@@ -46,6 +47,7 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
   const loggedIn = useIsLoggedIn()
   const searchId = useId()
   const search = useSearchAsYouType(localize('/characters'))
+  const user = useUserInfo()
   // Logout ends the login on the server too; the browser forgets the tokens either way.
   const logout = () => {
     const refreshToken = getRefreshToken()
@@ -87,8 +89,9 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
         {loggedIn ? (
           <>
             <img
-              src="/default-avatar.svg"
-              alt={t('topBar.account')}
+              src={user?.avatar ?? '/default-avatar.svg'}
+              alt={user ? user.username : t('topBar.account')}
+              title={user?.username}
               width={32}
               height={32}
               className="size-8 rounded-full"

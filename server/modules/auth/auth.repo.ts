@@ -32,6 +32,25 @@ export function createAuthRepo(db: Db) {
       return row ?? null
     },
 
+    async findUserByGoogleSubject(subject: string) {
+      const [row] = await db.select().from(users).where(eq(users.googleSubject, subject)).limit(1)
+      return row ?? null
+    },
+
+    async linkGoogle(userId: string, subject: string) {
+      await db.update(users).set({ googleSubject: subject, updatedAt: new Date() }).where(eq(users.id, userId))
+    },
+
+    /** A verified account without a password; null when the name (or address) was taken meanwhile. */
+    async createGoogleUser(values: { username: string; email: string; googleSubject: string; locale: string }) {
+      const [row] = await db
+        .insert(users)
+        .values({ ...values, emailVerifiedAt: new Date() })
+        .onConflictDoNothing()
+        .returning()
+      return row ?? null
+    },
+
     async markEmailVerified(userId: string) {
       await db
         .update(users)

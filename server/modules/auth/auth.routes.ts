@@ -15,11 +15,59 @@ import { DEFAULT_LOCALE, isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import type { AuthService } from './auth.service.ts'
+import type { GoogleSignIn } from './google-sign-in.ts'
 import type { HumanVerification } from './human-verification.ts'
 
-export function authRoutes(auth: AuthService, humanVerification: HumanVerification): FastifyPluginAsyncZod {
+export function authRoutes(
+  auth: AuthService,
+  humanVerification: HumanVerification,
+  google: GoogleSignIn,
+): FastifyPluginAsyncZod {
   return async (app) => {
     const tags = ['accounts']
+
+    app.get(
+      '/public/auth/google/start',
+      {
+        schema: {
+          tags,
+          summary: 'Begin Google sign-in: the URL to send the browser to (code flow with PKCE, state, nonce)',
+          querystring: z.object({ redirect_url: z.string().max(2000).optional() }),
+          response: { 200: okSchema(z.object({ url: z.string() })) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store')
+        const redirect = request.query.redirect_url ?? '/'
+        // Only a path of this site is kept as the way back.
+        const safe = redirect.startsWith('/') && !redirect.startsWith('//') && !redirect.includes('\\') ? redirect : '/'
+        return ok({ url: await google.start(safe) })
+      },
+    )
+
+    app.post(
+      '/auth/google',
+      {
+        schema: {
+          tags,
+          summary: 'Finish Google sign-in with the code and state from the callback',
+          body: z
+            .object({
+              code: z.string().min(1).max(2000),
+              state: z.string().min(1).max(200),
+              locale: z.string().max(10).optional(),
+            })
+            .strict(),
+          response: { 200: okSchema(tokenPair.extend({ redirect: z.string() })) },
+        },
+      },
+      async (request) => {
+        const { identity, redirect } = await google.finish(request.body.code, request.body.state)
+        const cookieLocale = request.cookies[LOCALE_COOKIE]
+        const locale = request.body.locale ?? (isLocale(cookieLocale) ? cookieLocale : DEFAULT_LOCALE)
+        return ok({ ...(await auth.signInWithGoogle(identity, locale)), redirect })
+      },
+    )
 
     app.get(
       '/public/altcha/challenge',

@@ -6,6 +6,9 @@ import {
   RESEND_COOLDOWN_SECONDS,
   RESET_LINK_TTL_MINUTES,
   type TokenPair,
+  USERNAME_MAX,
+  USERNAME_MIN,
+  USERNAME_PATTERN,
   type UserInfo,
   VERIFY_LINK_TTL_MINUTES,
 } from '#contracts/accounts.ts'
@@ -17,6 +20,7 @@ import { type AccountMailKind, renderAccountMail } from '#server/modules/mail/ac
 import type { Mailer } from '#server/modules/mail/mailer.ts'
 import type { AccessTokens } from './access-token.ts'
 import type { AuthRepo } from './auth.repo.ts'
+import type { GoogleIdentity } from './google-sign-in.ts'
 import type { HumanVerification } from './human-verification.ts'
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts'
 
@@ -32,6 +36,13 @@ export const LIMITS = {
   resetPerAccount: { max: 3, windowMs: 60 * MINUTE },
   resetPerIp: { max: 10, windowMs: 60 * MINUTE },
   refreshPerIp: { max: 120, windowMs: 15 * MINUTE },
+}
+
+/** A username from a display name: allowed characters only, within the length bounds. */
+export function usernameBase(name: string): string {
+  const cleaned = [...name.normalize('NFKC').replace(/\s+/g, '_')].filter((c) => USERNAME_PATTERN.test(c)).join('')
+  const trimmed = [...cleaned].slice(0, USERNAME_MAX - 5).join('')
+  return [...trimmed].length >= USERNAME_MIN ? trimmed : `reader_${trimmed}`.slice(0, USERNAME_MAX - 5)
 }
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
@@ -206,6 +217,36 @@ export function createAuthService({ repo, kv, mailer, accessTokens, humanVerific
       // Following the link proves the address too.
       await repo.markEmailVerified(consumed.userId)
       await repo.revokeAllOfUser(consumed.userId)
+    },
+
+    /**
+     * Signs in with a Google identity: the account already linked to it; else the account with the
+     * same e-mail when Google says that address is verified (and links it); else a new account.
+     */
+    async signInWithGoogle(identity: GoogleIdentity, locale: string): Promise<TokenPair> {
+      const linked = await repo.findUserByGoogleSubject(identity.subject)
+      if (linked) return issueTokens(linked.id, true)
+      if (!identity.email || !identity.emailVerified) {
+        throw new AppError(400, 'INVALID_TOKEN', 'Google did not confirm an e-mail address for this account.')
+      }
+      const byEmail = await repo.findUserByEmail(identity.email)
+      if (byEmail) {
+        await repo.linkGoogle(byEmail.id, identity.subject)
+        await repo.markEmailVerified(byEmail.id)
+        return issueTokens(byEmail.id, true)
+      }
+      const base = usernameBase(identity.name ?? identity.email.split('@')[0] ?? 'reader')
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const username = attempt === 0 ? base : `${base.slice(0, USERNAME_MAX - 5)}_${randomBytes(2).toString('hex')}`
+        const user = await repo.createGoogleUser({
+          username,
+          email: identity.email,
+          googleSubject: identity.subject,
+          locale: isLocale(locale) ? locale : DEFAULT_LOCALE,
+        })
+        if (user) return issueTokens(user.id, true)
+      }
+      throw new AppError(409, 'USERNAME_TAKEN', 'No free username could be found; please register with e-mail.')
     },
 
     async userInfo(userId: string): Promise<UserInfo> {

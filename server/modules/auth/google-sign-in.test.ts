@@ -1,0 +1,152 @@
+import { OAuth2Server } from 'oauth2-mock-server'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hashPassword } from '#server/modules/auth/passwords.ts'
+import { createUser } from '#tests/factories/user.ts'
+import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
+
+type Claims = { sub: string; email?: string; email_verified?: boolean; name?: string }
+
+describe('Google sign-in (OpenID Connect against a mock issuer)', () => {
+  let issuer: OAuth2Server
+  let t: TestApp
+
+  beforeAll(async () => {
+    issuer = new OAuth2Server()
+    await issuer.issuer.keys.generate('RS256')
+    await issuer.start(0, '127.0.0.1')
+    t = await buildTestApp({
+      env: {
+        GOOGLE_CLIENT_ID: 'taleweave-test',
+        GOOGLE_CLIENT_SECRET: 'test-secret',
+        GOOGLE_ISSUER: issuer.issuer.url ?? '',
+        PUBLIC_URL: 'http://localhost:3000',
+      },
+    })
+  })
+  afterAll(async () => {
+    await t.close()
+    await issuer.stop()
+  })
+
+  /** The browser's part: start, follow the issuer's redirect back, and hand over code and state. */
+  async function signIn(claims: Claims, redirect = '/characters') {
+    const start = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/auth/google/start?redirect_url=${encodeURIComponent(redirect)}`,
+    })
+    expect(start.statusCode).toBe(200)
+    const authorizeUrl = new URL(start.json().data.url)
+    expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(authorizeUrl.searchParams.get('nonce')).toBeTruthy()
+    // The issuer signs an access token and an ID token; both carry the claims of this person.
+    const addClaims = (token: { payload: Record<string, unknown> }) => Object.assign(token.payload, claims)
+    issuer.service.on('beforeTokenSigning', addClaims)
+    const back = await fetch(authorizeUrl, { redirect: 'manual' })
+    const callback = new URL(back.headers.get('location') ?? '')
+    expect(callback.pathname).toBe('/auth/callback/google')
+    const code = callback.searchParams.get('code') ?? ''
+    const state = callback.searchParams.get('state') ?? ''
+    const res = await t.app.inject({ method: 'POST', url: '/api/auth/google', payload: { code, state } })
+    issuer.service.off('beforeTokenSigning', addClaims)
+    return { res, code, state }
+  }
+
+  const infoOf = async (token: string) =>
+    (await t.app.inject({ method: 'POST', url: '/api/userInfo', headers: { authorization: `Bearer ${token}` } })).json()
+      .data
+
+  it('creates an account with a unique username on the first sign-in, and finds it again after', async () => {
+    const sub = `google-${Date.now()}`
+    const email = `ada-${Date.now()}@gmail.test`
+    const first = await signIn({ sub, email, email_verified: true, name: 'Ada Lovelace' })
+    expect(first.res.statusCode).toBe(200)
+    const { token, refreshToken, redirect } = first.res.json().data
+    expect(redirect).toBe('/characters')
+    expect(refreshToken).toBeTruthy()
+    const info = await infoOf(token)
+    expect(info).toMatchObject({ username: 'Ada_Lovelace', email })
+
+    const second = await signIn({ sub, email, email_verified: true, name: 'Ada Lovelace' })
+    expect((await infoOf(second.res.json().data.token)).username).toBe('Ada_Lovelace')
+
+    // Someone else with the same display name gets a different username.
+    const other = await signIn({
+      sub: `${sub}-2`,
+      email: `ada2-${Date.now()}@gmail.test`,
+      email_verified: true,
+      name: 'Ada Lovelace',
+    })
+    expect((await infoOf(other.res.json().data.token)).username).toMatch(/^Ada_Lovelace_[0-9a-f]{4}$/)
+  })
+
+  it('links to the existing account with the same verified e-mail', async () => {
+    const email = `grace-${Date.now()}@example.test`
+    const existing = await createUser(t.database.db, {
+      email,
+      passwordHash: await hashPassword('the original password'),
+    })
+    const { res } = await signIn({
+      sub: `g-${Date.now()}`,
+      email: email.toUpperCase(),
+      email_verified: true,
+      name: 'Grace',
+    })
+    expect(res.statusCode).toBe(200)
+    expect((await infoOf(res.json().data.token)).username).toBe(existing.username)
+    // The password still works too.
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { email, password: 'the original password' },
+    })
+    expect(login.statusCode).toBe(200)
+  })
+
+  it('refuses an identity whose e-mail Google has not verified', async () => {
+    const { res } = await signIn({
+      sub: `u-${Date.now()}`,
+      email: `x-${Date.now()}@example.test`,
+      email_verified: false,
+    })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().error).toBe('INVALID_TOKEN')
+  })
+
+  it('uses each state once and refuses made-up ones', async () => {
+    const { res, code, state } = await signIn({
+      sub: `s-${Date.now()}`,
+      email: `s-${Date.now()}@example.test`,
+      email_verified: true,
+    })
+    expect(res.statusCode).toBe(200)
+    const replay = await t.app.inject({ method: 'POST', url: '/api/auth/google', payload: { code, state } })
+    expect(replay.statusCode).toBe(400)
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/google',
+      payload: { code, state: 'made-up-state' },
+    })
+    expect(forged.statusCode).toBe(400)
+  })
+
+  it('keeps only same-site paths as the way back', async () => {
+    const { res } = await signIn(
+      { sub: `r-${Date.now()}`, email: `r-${Date.now()}@example.test`, email_verified: true },
+      '//evil.example/x',
+    )
+    expect(res.json().data.redirect).toBe('/')
+  })
+})
+
+describe('Google sign-in when not configured', () => {
+  it('answers 404, and the pages do not offer it', async () => {
+    const t = await buildTestApp()
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/api/public/auth/google/start' })
+      expect(res.statusCode).toBe(404)
+      expect(t.app.services.googleSignIn.enabled).toBe(false)
+    } finally {
+      await t.close()
+    }
+  })
+})
