@@ -97,7 +97,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   })
 
   await app.register(errorHandler)
-  await app.register(securityHeaders, { production: config.isProduction, devServer: Boolean(options.vite) })
+  await app.register(securityHeaders, {
+    production: config.isProduction,
+    devServer: Boolean(options.vite),
+    frameSources: config.captcha.provider === 'turnstile' ? ['https://challenges.cloudflare.com'] : [],
+  })
   await app.register(cookie)
   await app.register(compress, {
     global: true,

@@ -52,6 +52,7 @@ const envSchema = z.object({
   CAPTCHA_PROVIDER: z.enum(['altcha', 'turnstile']).default('altcha'),
   TURNSTILE_SITE_KEY: optionalString,
   TURNSTILE_SECRET_KEY: optionalString,
+  TURNSTILE_VERIFY_URL: z.url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,
   GOOGLE_ISSUER: z.url().default('https://accounts.google.com'),
@@ -84,6 +85,7 @@ export type Config = Readonly<{
     provider: 'altcha' | 'turnstile'
     turnstileSiteKey: string | undefined
     turnstileSecretKey: string | undefined
+    turnstileVerifyUrl: string
   }
   google: { clientId: string | undefined; clientSecret: string | undefined; issuer: string }
   stripe: { secretKey: string | undefined; webhookSecret: string | undefined }
@@ -162,6 +164,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       provider: env.CAPTCHA_PROVIDER,
       turnstileSiteKey: env.TURNSTILE_SITE_KEY,
       turnstileSecretKey: env.TURNSTILE_SECRET_KEY,
+      turnstileVerifyUrl: env.TURNSTILE_VERIFY_URL,
     },
     google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET, issuer: env.GOOGLE_ISSUER },
     stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET },

@@ -9,7 +9,10 @@ export type AppLoadContextValues = {
   catalogue: CatalogueReader
   viewer: Viewer
   /** What the pages may offer: sign-in providers that are configured. */
-  features: { googleSignIn: boolean }
+  features: {
+    googleSignIn: boolean
+    captcha: { provider: 'altcha' | 'turnstile'; siteKey: string | null }
+  }
 }
 
 export const appLoadContext = createContext<AppLoadContextValues>()

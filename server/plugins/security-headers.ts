@@ -16,7 +16,10 @@ declare module 'fastify' {
  * docs UI its own, and everything else (JSON, files) a policy that allows nothing.
  */
 export default fp(
-  async function securityHeaders(app: FastifyInstance, options: { production: boolean; devServer?: boolean }) {
+  async function securityHeaders(
+    app: FastifyInstance,
+    options: { production: boolean; devServer?: boolean; frameSources?: string[] },
+  ) {
     await app.register(helmet, {
       global: true,
       contentSecurityPolicy: false,
@@ -38,7 +41,9 @@ export default fp(
       let policy: string
       if (request.url.startsWith('/api/docs')) policy = docsPolicy()
       else if (type.startsWith('text/html')) {
-        policy = options.devServer ? devServerPagePolicy() : pagePolicy(request.cspNonce, options.production)
+        policy = options.devServer
+          ? devServerPagePolicy()
+          : pagePolicy(request.cspNonce, options.production, options.frameSources)
       } else policy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
       reply.header('content-security-policy', policy)
       return payload
@@ -47,7 +52,7 @@ export default fp(
   { name: 'security-headers' },
 )
 
-export function pagePolicy(nonce: string, production: boolean): string {
+export function pagePolicy(nonce: string, production: boolean, frameSources: string[] = []): string {
   const directives = [
     "default-src 'self'",
     // 'strict-dynamic' lets the nonce'd entry scripts load the route chunks they import.
@@ -62,6 +67,8 @@ export function pagePolicy(nonce: string, production: boolean): string {
     "base-uri 'self'",
     "form-action 'self'",
     "frame-ancestors 'none'",
+    // Third-party frames only for what is configured (Turnstile's widget).
+    `frame-src 'self'${frameSources.map((source) => ` ${source}`).join('')}`,
     "manifest-src 'self'",
     "worker-src 'self' blob:",
   ]

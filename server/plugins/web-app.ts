@@ -71,7 +71,13 @@ export default fp(
           // Pages are rendered without the bearer token (it lives in the browser's storage), so a
           // page request knows only what cookies say; signed-in specifics load through the API.
           viewer: { userId: null, adultConfirmed: request.cookies[ADULT_COOKIE] === '1' },
-          features: { googleSignIn: options.services.googleSignIn.enabled },
+          features: {
+            googleSignIn: options.services.googleSignIn.enabled,
+            captcha: {
+              provider: options.services.humanVerification.provider,
+              siteKey: options.services.humanVerification.siteKey ?? null,
+            },
+          },
         })
         const response = await handleRequest(webRequest, context as never)
         return sendWebResponse(reply, response)

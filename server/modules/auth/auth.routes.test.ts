@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto'
 import { solveChallenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/sha'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { emailTokens } from '#db/schema/auth.ts'
+import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { users } from '#db/schema/users.ts'
 import { linksIn, startSmtpServer } from '#tests/doubles/smtp.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
@@ -209,6 +210,20 @@ describe('accounts API', () => {
     const other = (await post('/api/login', { email: user.email, password: user.password })).json().data
     expect((await post('/api/refresh', { refreshToken: other.refreshToken })).statusCode).toBe(200)
     expect((await post('/api/refresh', { refreshToken: 'made-up' })).statusCode).toBe(401)
+  })
+
+  it('lets "remember me" decide how long a login lasts', async () => {
+    const user = await registeredAndVerified()
+    const expiryOf = async (rememberMe: boolean) => {
+      const pair = (await post('/api/login', { email: user.email, password: user.password, rememberMe })).json().data
+      const [row] = await t.database.db
+        .select({ expiresAt: refreshTokens.expiresAt })
+        .from(refreshTokens)
+        .where(eq(refreshTokens.tokenHash, createHash('sha256').update(pair.refreshToken).digest('hex')))
+      return ((row?.expiresAt.getTime() ?? 0) - Date.now()) / 3_600_000
+    }
+    expect(await expiryOf(false)).toBeCloseTo(24, 0)
+    expect(await expiryOf(true)).toBeCloseTo(30 * 24, 0)
   })
 
   it('logs out by revoking the refresh token', async () => {

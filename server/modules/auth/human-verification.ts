@@ -5,7 +5,6 @@ import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 
 const CHALLENGE_TTL_MS = 10 * 60_000
-const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify'
 
 export type VerificationResult = { ok: true } | { ok: false; reason: string }
 
@@ -68,7 +67,7 @@ export function createHumanVerification(config: Config, kv: KeyValueStore) {
 
   async function verifyTurnstile(token: string, remoteIp: string): Promise<VerificationResult> {
     try {
-      const response = await fetch(TURNSTILE_VERIFY_URL, {
+      const response = await fetch(config.captcha.turnstileVerifyUrl, {
         method: 'POST',
         body: new URLSearchParams({
           secret: config.captcha.turnstileSecretKey ?? '',

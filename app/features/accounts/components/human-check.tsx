@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { useRouteLoaderData } from 'react-router'
 
 declare module 'react' {
   namespace JSX {
@@ -24,11 +25,82 @@ type AltchaGlobal = {
 const WIDGET_LANGUAGE = 'taleweave'
 export type HumanCheckProblem = 'configError' | 'containerMissing' | 'loadFailed' | 'failed'
 
+type CaptchaFeature = { provider: 'altcha' | 'turnstile'; siteKey: string | null }
+type TurnstileApi = {
+  render(container: HTMLElement, options: Record<string, unknown>): string
+  remove(id: string): void
+}
+const TURNSTILE_SCRIPT = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit'
+
+/** The register form's human check: ALTCHA by default, Cloudflare Turnstile when configured. */
+export function HumanCheck(props: {
+  onToken: (token: string) => void
+  onProblem: (problem: HumanCheckProblem) => void
+}) {
+  const root = useRouteLoaderData('root') as { features?: { captcha?: CaptchaFeature } } | undefined
+  const captcha = root?.features?.captcha
+  return captcha?.provider === 'turnstile' ? (
+    <TurnstileCheck siteKey={captcha.siteKey} {...props} />
+  ) : (
+    <AltchaCheck {...props} />
+  )
+}
+
+/** Cloudflare's widget, loaded from Cloudflare (the page's CSP allows its frame only in this mode). */
+function TurnstileCheck({
+  siteKey,
+  onToken,
+  onProblem,
+}: {
+  siteKey: string | null
+  onToken: (token: string) => void
+  onProblem: (problem: HumanCheckProblem) => void
+}) {
+  const { i18n } = useTranslation()
+  const container = useRef<HTMLDivElement>(null)
+  const callbacks = useRef({ onToken, onProblem })
+  callbacks.current = { onToken, onProblem }
+  useEffect(() => {
+    if (!siteKey) {
+      callbacks.current.onProblem('configError')
+      return
+    }
+    let widgetId: string | null = null
+    const api = () => (window as unknown as { turnstile?: TurnstileApi }).turnstile
+    const render = () => {
+      const element = container.current
+      const turnstile = api()
+      if (!element) return callbacks.current.onProblem('containerMissing')
+      if (!turnstile) return callbacks.current.onProblem('loadFailed')
+      widgetId = turnstile.render(element, {
+        sitekey: siteKey,
+        language: i18n.language,
+        callback: (token: string) => callbacks.current.onToken(token),
+        'expired-callback': () => callbacks.current.onToken(''),
+        'error-callback': () => callbacks.current.onProblem('failed'),
+      })
+    }
+    if (api()) render()
+    else {
+      const script = document.createElement('script')
+      script.src = TURNSTILE_SCRIPT
+      script.async = true
+      script.onload = render
+      script.onerror = () => callbacks.current.onProblem('loadFailed')
+      document.head.append(script)
+    }
+    return () => {
+      if (widgetId) api()?.remove(widgetId)
+    }
+  }, [siteKey, i18n.language])
+  return <div ref={container} className="min-h-16" data-testid="human-check" />
+}
+
 /**
  * The self-hosted ALTCHA proof-of-work check: the browser solves a small puzzle from our own server,
  * no outside service involved. Reports the solved token (or '' when it is reset).
  */
-export function HumanCheck({
+function AltchaCheck({
   onToken,
   onProblem,
 }: {
