@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'INVALID_CREDENTIALS',
   'EMAIL_NOT_VERIFIED',
   'INVALID_TOKEN',
+  'INSUFFICIENT_DIAMONDS',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

@@ -10,6 +10,7 @@ import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { authRoutes } from '#server/modules/auth/auth.routes.ts'
 import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
+import { diamondsRoutes } from '#server/modules/diamonds/diamonds.routes.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
 import { imagesRoutes } from '#server/modules/images/images.routes.ts'
 import apiDocs from '#server/plugins/api-docs.ts'
@@ -81,6 +82,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     log: (info, msg) => app.log.info(info, msg),
   })
   app.addHook('onClose', async () => services.mailer.close())
+  // The plans on sale come from config/plans.json; the database follows it on every start.
+  app.addHook('onReady', async () => services.plans.syncFromConfig())
   app.decorate('services', services)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -122,6 +125,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     async (api) => {
       await api.register(authRoutes(services.auth, services.humanVerification, services.googleSignIn))
       await api.register(catalogueRoutes(services.catalogue))
+      await api.register(diamondsRoutes(services.diamonds, services.plans, config.cronSecret))
       await api.register(imagesRoutes(services.images))
       api.setNotFoundHandler((request, reply) =>
         reply.status(404).send({

@@ -55,6 +55,16 @@ async function main() {
     const seeded = await seedDemo(database.db, app.services)
     app.log.info({ seeded }, 'demo content ready')
   }
+  // Monthly diamonds: checked at start and every hour. Idempotent per user and month, so restarts
+  // and several instances never award twice (the cron call does the same for external schedulers).
+  const award = () =>
+    app.services.diamonds.awardMonthly().then(
+      (result) => result.awarded > 0 && app.log.info(result, 'monthly diamonds awarded'),
+      (err: unknown) => app.log.error({ err }, 'monthly award failed'),
+    )
+  const awardTimer = setInterval(award, 60 * 60_000)
+  awardTimer.unref()
+  app.addHook('onClose', async () => clearInterval(awardTimer))
   if (database.kind === 'pglite') {
     // No autovacuum in PGlite: keep the planner's statistics fresh ourselves.
     await database.analyze()
@@ -90,6 +100,7 @@ async function main() {
   process.once('SIGINT', () => shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
+  void award()
   app.log.info({ url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env }, 'ready')
 }
 

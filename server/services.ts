@@ -9,9 +9,13 @@ import { createGoogleSignIn } from '#server/modules/auth/google-sign-in.ts'
 import { createHumanVerification } from '#server/modules/auth/human-verification.ts'
 import { createCatalogueRepo } from '#server/modules/catalogue/catalogue.repo.ts'
 import { createCatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
+import { createDiamondsRepo } from '#server/modules/diamonds/diamonds.repo.ts'
+import { createDiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import { createImagesRepo } from '#server/modules/images/images.repo.ts'
 import { createImagesService } from '#server/modules/images/images.service.ts'
 import { createMailer } from '#server/modules/mail/mailer.ts'
+import { createPlansRepo } from '#server/modules/plans/plans.repo.ts'
+import { createPlansService } from '#server/modules/plans/plans.service.ts'
 
 export type ServiceDeps = {
   db: Db
@@ -32,7 +36,10 @@ export function createServices({ db, kv, config, log }: ServiceDeps) {
     log,
   })
   const humanVerification = createHumanVerification(config, kv)
+  const plans = createPlansService(createPlansRepo(db))
+  const diamonds = createDiamondsService(createDiamondsRepo(db), plans)
   const auth = createAuthService({
+    diamonds,
     repo: createAuthRepo(db),
     kv,
     mailer,
@@ -41,7 +48,7 @@ export function createServices({ db, kv, config, log }: ServiceDeps) {
     publicUrl: config.publicUrl,
   })
   const googleSignIn = createGoogleSignIn(config, kv)
-  return { images, catalogue, accessTokens, mailer, humanVerification, auth, googleSignIn }
+  return { images, catalogue, accessTokens, mailer, humanVerification, auth, googleSignIn, plans, diamonds }
 }
 
 export type Services = ReturnType<typeof createServices>

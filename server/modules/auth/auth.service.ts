@@ -16,6 +16,7 @@ import { DEFAULT_LOCALE, isLocale, type Locale, localizePath } from '#contracts/
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
+import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import { type AccountMailKind, renderAccountMail } from '#server/modules/mail/account-mail.ts'
 import type { Mailer } from '#server/modules/mail/mailer.ts'
 import type { AccessTokens } from './access-token.ts'
@@ -51,6 +52,7 @@ const accountKey = (email: string) => sha256(email.trim().toLowerCase()).slice(0
 
 export type AuthDeps = {
   repo: AuthRepo
+  diamonds: DiamondsService
   kv: KeyValueStore
   mailer: Mailer
   accessTokens: AccessTokens
@@ -58,7 +60,15 @@ export type AuthDeps = {
   publicUrl: string
 }
 
-export function createAuthService({ repo, kv, mailer, accessTokens, humanVerification, publicUrl }: AuthDeps) {
+export function createAuthService({
+  repo,
+  diamonds,
+  kv,
+  mailer,
+  accessTokens,
+  humanVerification,
+  publicUrl,
+}: AuthDeps) {
   async function sendAccountMail(
     kind: AccountMailKind,
     user: { id: string; email: string; username: string; locale: string },
@@ -244,7 +254,10 @@ export function createAuthService({ repo, kv, mailer, accessTokens, humanVerific
           googleSubject: identity.subject,
           locale: isLocale(locale) ? locale : DEFAULT_LOCALE,
         })
-        if (user) return issueTokens(user.id, true)
+        if (user) {
+          await diamonds.grantSignup(user.id)
+          return issueTokens(user.id, true)
+        }
       }
       throw new AppError(409, 'USERNAME_TAKEN', 'No free username could be found; please register with e-mail.')
     },
@@ -256,8 +269,7 @@ export function createAuthService({ repo, kv, mailer, accessTokens, humanVerific
         username: user.username,
         email: user.email,
         avatar: user.avatarUrl ?? DEFAULT_AVATAR,
-        // No diamonds ledger yet (plans and payments, issue 6): every balance is 0 until it exists.
-        balance: 0,
+        balance: await diamonds.balanceOf(user.id),
         showAdultContent: user.showAdultContent,
       }
     },

@@ -1,0 +1,97 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '#db/client.ts'
+import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
+import { users } from '#db/schema/users.ts'
+
+/** A database transaction, for callers that write something together with a spend. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+export class InsufficientDiamonds extends Error {
+  constructor() {
+    super('insufficient diamonds')
+    this.name = 'InsufficientDiamonds'
+  }
+}
+
+export type LedgerEntry = { userId: string; amount: number; reason: string; reference: string }
+
+export function createDiamondsRepo(db: Db) {
+  async function applyIn(tx: Tx, entry: LedgerEntry) {
+    const inserted = await tx
+      .insert(diamondLedger)
+      .values(entry)
+      .onConflictDoNothing({ target: diamondLedger.reference })
+      .returning({ id: diamondLedger.id })
+    if (inserted.length === 0) return { applied: false }
+    await tx.insert(diamondBalances).values({ userId: entry.userId, balance: 0 }).onConflictDoNothing()
+    // The row lock serialises concurrent changes; the condition is checked against the committed
+    // balance, so a spend that would go below zero changes nothing.
+    const [row] = await tx
+      .update(diamondBalances)
+      .set({ balance: sql`${diamondBalances.balance} + ${entry.amount}` })
+      .where(and(eq(diamondBalances.userId, entry.userId), sql`${diamondBalances.balance} + ${entry.amount} >= 0`))
+      .returning({ balance: diamondBalances.balance })
+    if (!row) throw new InsufficientDiamonds()
+    return { applied: true, balance: row.balance }
+  }
+
+  return {
+    /**
+     * Records one change and moves the balance, all or nothing. A reference seen before changes
+     * nothing (applied: false). Pass `tx` to make it part of the caller's own transaction.
+     */
+    async apply(entry: LedgerEntry, tx?: Tx): Promise<{ applied: boolean }> {
+      if (tx) return applyIn(tx, entry)
+      return db.transaction((own) => applyIn(own, entry))
+    },
+
+    async balanceOf(userId: string): Promise<number> {
+      const [row] = await db
+        .select({ balance: diamondBalances.balance })
+        .from(diamondBalances)
+        .where(eq(diamondBalances.userId, userId))
+      return row?.balance ?? 0
+    },
+
+    async ledgerSum(userId: string): Promise<number> {
+      const [row] = await db
+        .select({ sum: sql<number>`coalesce(sum(${diamondLedger.amount}), 0)::int` })
+        .from(diamondLedger)
+        .where(eq(diamondLedger.userId, userId))
+      return row?.sum ?? 0
+    },
+
+    /**
+     * Credits `amount` to every verified account for `period`, once: one statement inserts the
+     * missing ledger rows (the references make it idempotent) and adds exactly those to balances.
+     */
+    async awardToVerifiedUsers(planId: string, amount: number, period: string): Promise<number> {
+      return db.transaction(async (tx) => {
+        const result = await tx.execute(sql`
+          insert into ${diamondLedger} (user_id, amount, reason, reference)
+          select ${users.id}, ${amount}, 'monthly', 'monthly:' || ${users.id} || ':' || ${planId} || ':' || ${period}
+            from ${users}
+           where ${users.emailVerifiedAt} is not null
+          on conflict (reference) do nothing
+          returning user_id, amount`)
+        const credited = (result as unknown as { rows: { user_id: string; amount: number }[] }).rows.map((r) => ({
+          userId: r.user_id,
+          amount: Number(r.amount),
+        }))
+        for (let i = 0; i < credited.length; i += 1000) {
+          const batch = credited.slice(i, i + 1000).map((c) => ({ userId: c.userId, balance: c.amount }))
+          await tx
+            .insert(diamondBalances)
+            .values(batch)
+            .onConflictDoUpdate({
+              target: diamondBalances.userId,
+              set: { balance: sql`${diamondBalances.balance} + excluded.balance` },
+            })
+        }
+        return credited.length
+      })
+    },
+  }
+}
+
+export type DiamondsRepo = ReturnType<typeof createDiamondsRepo>

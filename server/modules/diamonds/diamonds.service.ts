@@ -1,0 +1,50 @@
+import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
+import { AppError } from '#server/lib/errors.ts'
+import type { PlansService } from '#server/modules/plans/plans.service.ts'
+import { type DiamondsRepo, InsufficientDiamonds, type Tx } from './diamonds.repo.ts'
+
+/** `2026-11`: the period a monthly award belongs to (UTC). */
+export function periodOf(date: Date): string {
+  return date.toISOString().slice(0, 7)
+}
+
+export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
+  return {
+    balanceOf: repo.balanceOf,
+
+    /** The welcome diamonds of a new account; safe to call twice. */
+    async grantSignup(userId: string) {
+      await repo.apply({ userId, amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${userId}` })
+    },
+
+    /**
+     * Spends diamonds for `reference` (e.g. `chat:<message id>`), never below zero, never twice for
+     * the same reference. With `tx` it commits or rolls back together with the caller's write.
+     */
+    async spend(userId: string, amount: number, reference: string, reason: string, tx?: Tx) {
+      if (!Number.isInteger(amount) || amount <= 0) throw new Error('spend amounts are positive integers')
+      try {
+        return await repo.apply({ userId, amount: -amount, reason, reference }, tx)
+      } catch (error) {
+        if (error instanceof InsufficientDiamonds) {
+          throw new AppError(402, 'INSUFFICIENT_DIAMONDS', 'Not enough diamonds for this.', { needed: amount })
+        }
+        throw error
+      }
+    },
+
+    /**
+     * Credits this month's diamonds of the free plan to every verified account. Running it again in
+     * the same month awards nothing twice. (Paid plans are credited by their payments, issue 6.)
+     */
+    async awardMonthly(now = new Date()) {
+      const free = await plans.freePlan()
+      const period = periodOf(now)
+      if (!free || free.diamondsPerMonth === 0) return { period, awarded: 0 }
+      const awarded = await repo.awardToVerifiedUsers(free.planId, free.diamondsPerMonth, period)
+      return { period, awarded }
+    },
+  }
+}
+
+export type DiamondsService = ReturnType<typeof createDiamondsService>
