@@ -21,7 +21,10 @@ describe('first-load JavaScript of the home page', () => {
     const scripts = [...html.matchAll(/rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1] ?? '')
     expect(scripts.length).toBeGreaterThan(0)
     const clientDir = path.resolve(import.meta.dirname, '..', '..', 'build', 'client')
-    const bytes = scripts.reduce((sum, src) => sum + gzipSync(readFileSync(path.join(clientDir, src)), { level: 9 }).length, 0)
+    const bytes = scripts.reduce(
+      (sum, src) => sum + gzipSync(readFileSync(path.join(clientDir, src)), { level: 9 }).length,
+      0,
+    )
     console.info(`home first-load JS: ${(bytes / 1024).toFixed(1)} kB gzip (budget ${HOME_JS_BUDGET_BYTES / 1024} kB)`)
     expect(bytes).toBeLessThanOrEqual(HOME_JS_BUDGET_BYTES * TOLERANCE)
   })
