@@ -4,25 +4,20 @@ import { LOCALE_TAGS, type Locale } from '#contracts/locales.ts'
 // Formatters are cached: building one is far slower than using it.
 const cache = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>()
 
-function numberFormat(locale: Locale, options: Intl.NumberFormatOptions): Intl.NumberFormat {
-  const key = `n|${locale}|${JSON.stringify(options)}`
-  let format = cache.get(key) as Intl.NumberFormat | undefined
+function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+  let format = cache.get(key) as T | undefined
   if (!format) {
-    format = new Intl.NumberFormat(LOCALE_TAGS[locale], options)
+    format = make()
     cache.set(key, format)
   }
   return format
 }
 
-function dateFormat(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = `d|${locale}|${JSON.stringify(options)}`
-  let format = cache.get(key) as Intl.DateTimeFormat | undefined
-  if (!format) {
-    format = new Intl.DateTimeFormat(LOCALE_TAGS[locale], options)
-    cache.set(key, format)
-  }
-  return format
-}
+const numberFormat = (locale: Locale, options: Intl.NumberFormatOptions) =>
+  cached(`n|${locale}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(LOCALE_TAGS[locale], options))
+
+const dateFormat = (locale: Locale, options: Intl.DateTimeFormatOptions) =>
+  cached(`d|${locale}|${JSON.stringify(options)}`, () => new Intl.DateTimeFormat(LOCALE_TAGS[locale], options))
 
 export function formatNumber(locale: Locale, value: number, options: Intl.NumberFormatOptions = {}): string {
   return numberFormat(locale, options).format(value)
