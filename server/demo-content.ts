@@ -1,12 +1,13 @@
 import type { Db } from '#db/client.ts'
-import { DEMO_USER, seedDemoContent } from '#db/seed/seed.ts'
 import { seedCatalogue } from '#server/modules/catalogue/demo-content.ts'
 import type { Services } from '#server/services.ts'
 
-/** Everything a fresh install shows: the demo account, tags and the hand-written characters. */
+/** The account that owns the seeded characters; it has no password and cannot log in. */
+export const DEMO_OWNER_EMAIL = 'demo@taleweave.invalid'
+
+/** Everything a fresh install shows: tags and the hand-written characters, with their owner. */
 export async function seedDemo(db: Db, services: Services) {
-  const accounts = await seedDemoContent(db)
-  const catalogue = await seedCatalogue(db, services.images, { ownerEmail: DEMO_USER.email })
+  const catalogue = await seedCatalogue(db, services.images, { ownerEmail: DEMO_OWNER_EMAIL })
   if (catalogue.characters > 0) await services.catalogue.invalidateListings()
-  return { ...accounts, ...catalogue }
+  return catalogue
 }

@@ -16,10 +16,3 @@ afterEach(() => {
     throw new Error(`console.error was called ${errors.length} time(s); first: ${first}`)
   }
 })
-
-/** For tests that provoke an error on purpose: the logged errors so far, and forget them. */
-export function takeConsoleErrors(): unknown[][] {
-  const taken = errors
-  errors = []
-  return taken
-}

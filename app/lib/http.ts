@@ -1,5 +1,6 @@
 import { clearTokens, getAccessToken, getRefreshToken, storeTokens } from '#app/lib/session.ts'
 import { type ErrorCode, isErrorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
+import { localizePath, splitLocalePath } from '#contracts/locales.ts'
 
 /** The error every failed API call throws (spec section 8: error, details, message, code). */
 export class ApiError extends Error {
@@ -113,7 +114,6 @@ function refreshTokens(): Promise<boolean> {
 function goToLogin() {
   clearTokens()
   const { pathname, search } = window.location
-  const prefix = /^\/[a-z]{2}(-[a-z]{2})?(?=\/|$)/.exec(pathname)?.[0] ?? ''
-  const target = `${prefix}/login?redirect_url=${encodeURIComponent(pathname + search)}`
-  window.location.assign(target)
+  const { locale } = splitLocalePath(pathname)
+  window.location.assign(`${localizePath(locale, '/login')}?redirect_url=${encodeURIComponent(pathname + search)}`)
 }

@@ -4,11 +4,11 @@ import { useNavigate, useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { AuthCard, FormMessage } from '#app/features/accounts/components/auth-card.tsx'
-import { safeRedirectPath } from '#app/features/accounts/safe-redirect.ts'
 import { api } from '#app/lib/http.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { storeTokens } from '#app/lib/session.ts'
 import type { TokenPair } from '#contracts/accounts.ts'
+import { safeRedirectPath } from '#contracts/redirects.ts'
 import type { Route } from './+types/google-callback.ts'
 
 export const handle = { i18n: ['auth'] }

@@ -7,12 +7,12 @@ import { login } from '#app/features/accounts/api/accounts.ts'
 import { AuthCard, Field, FormMessage } from '#app/features/accounts/components/auth-card.tsx'
 import { GoogleButton } from '#app/features/accounts/components/google-button.tsx'
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
-import { safeRedirectPath } from '#app/features/accounts/safe-redirect.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { ApiError } from '#app/lib/http.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { storeTokens } from '#app/lib/session.ts'
 import { localizePath } from '#contracts/locales.ts'
+import { safeRedirectPath } from '#contracts/redirects.ts'
 import type { Route } from './+types/login.ts'
 
 export const handle = { i18n: ['auth'] }

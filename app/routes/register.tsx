@@ -29,16 +29,13 @@ export default function Register({ params }: Route.ComponentProps) {
   const [busy, setBusy] = useState(false)
   const [registeredEmail, setRegisteredEmail] = useState<string | null>(null)
 
-  const onProblem = (problem: HumanCheckProblem) =>
-    setError(
-      problem === 'configError'
-        ? t('register.configError')
-        : problem === 'containerMissing'
-          ? t('register.containerMissing')
-          : problem === 'loadFailed'
-            ? t('register.loadFailed')
-            : t('captcha.error'),
-    )
+  const problemMessages: Record<HumanCheckProblem, string> = {
+    configError: t('register.configError'),
+    containerMissing: t('register.containerMissing'),
+    loadFailed: t('register.loadFailed'),
+    failed: t('captcha.error'),
+  }
+  const onProblem = (problem: HumanCheckProblem) => setError(problemMessages[problem])
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault()

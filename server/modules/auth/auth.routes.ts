@@ -12,6 +12,7 @@ import {
   userInfo,
 } from '#contracts/accounts-schemas.ts'
 import { DEFAULT_LOCALE, isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
+import { safeRedirectPath } from '#contracts/redirects.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import type { AuthService } from './auth.service.ts'
@@ -38,10 +39,8 @@ export function authRoutes(
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store')
-        const redirect = request.query.redirect_url ?? '/'
         // Only a path of this site is kept as the way back.
-        const safe = redirect.startsWith('/') && !redirect.startsWith('//') && !redirect.includes('\\') ? redirect : '/'
-        return ok({ url: await google.start(safe) })
+        return ok({ url: await google.start(safeRedirectPath(request.query.redirect_url, '/')) })
       },
     )
 
