@@ -23,7 +23,11 @@ import stylesheet from './app.css?url'
 
 export const links: Route.LinksFunction = () => [
   { rel: 'stylesheet', href: stylesheet },
+  // The .ico for browsers without SVG icons; the others take the SVG.
+  { rel: 'icon', href: '/favicon.ico', sizes: '48x48' },
   { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
+  { rel: 'apple-touch-icon', href: '/apple-touch-icon.png' },
+  { rel: 'manifest', href: '/manifest.webmanifest' },
 ]
 
 export function loader({ request, context }: Route.LoaderArgs) {
@@ -55,6 +59,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="dark" />
+        <meta name="theme-color" content="#09090b" />
         <Meta />
         <Links nonce={nonce} />
         <script

@@ -29,6 +29,15 @@ export const ERROR_CODES = [
   'EMAIL_NOT_VERIFIED',
   'INVALID_TOKEN',
   'INSUFFICIENT_DIAMONDS',
+  // chat
+  'INVALID_SESSION',
+  'MESSAGE_TOO_LONG',
+  'MODEL_UNAVAILABLE',
+  'PREMIUM_REQUIRES_PLAN',
+  'MODEL_ERROR',
+  'REPLY_IN_PROGRESS',
+  // characters
+  'INVALID_CARD',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

@@ -9,10 +9,18 @@ import type { DatabaseHandle } from '#db/client.ts'
 import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { authRoutes } from '#server/modules/auth/auth.routes.ts'
+import { blogAssetRoutes, blogRoutes } from '#server/modules/blog/blog.routes.ts'
 import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
+import { charactersRoutes } from '#server/modules/characters/characters.routes.ts'
+import { chatRoutes } from '#server/modules/chat/chat.routes.ts'
 import { diamondsRoutes } from '#server/modules/diamonds/diamonds.routes.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
 import { imagesRoutes } from '#server/modules/images/images.routes.ts'
+import { contactRoutes } from '#server/modules/links/contact.routes.ts'
+import { modelsRoutes } from '#server/modules/models/models.routes.ts'
+import { paymentsRoutes } from '#server/modules/payments/payments.routes.ts'
+import { webhookRoutes } from '#server/modules/payments/webhooks.routes.ts'
+import { sitemapApiRoutes, sitemapFileRoutes } from '#server/modules/sitemap/sitemap.routes.ts'
 import apiDocs from '#server/plugins/api-docs.ts'
 import authentication from '#server/plugins/authentication.ts'
 import database from '#server/plugins/database.ts'
@@ -82,6 +90,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     log: (info, msg) => app.log.info(info, msg),
   })
   app.addHook('onClose', async () => services.mailer.close())
+  // Replies being written stop and are stored, and summaries end, while the database is still open.
+  app.addHook('preClose', async () => services.chat.close())
   // The plans on sale come from config/plans.json; the database follows it on every start.
   app.addHook('onReady', async () => services.plans.syncFromConfig())
   app.decorate('services', services)
@@ -121,12 +131,25 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(apiDocs, { publicUrl: config.publicUrl })
 
   await app.register(healthRoutes)
+  // Outside /api: robots.txt, the sitemaps and the articles' images.
+  await app.register(sitemapFileRoutes(services.sitemap))
+  await app.register(blogAssetRoutes(services.blog))
   await app.register(
     async (api) => {
       await api.register(authRoutes(services.auth, services.humanVerification, services.googleSignIn))
       await api.register(catalogueRoutes(services.catalogue))
+      await api.register(charactersRoutes(services.characters, services.catalogue, options.kv))
       await api.register(diamondsRoutes(services.diamonds, services.plans, config.cronSecret))
       await api.register(imagesRoutes(services.images))
+      await api.register(paymentsRoutes(services.payments, options.kv))
+      await api.register(modelsRoutes(services.models))
+      await api.register(chatRoutes(services.chat, options.kv))
+      await api.register(blogRoutes(services.blog))
+      await api.register(sitemapApiRoutes(services.sitemap))
+      await api.register(contactRoutes(services.contact))
+      await api.register(
+        webhookRoutes(services.payments, { ...services.gateways, btcpayStoreId: config.btcpay.storeId }),
+      )
       api.setNotFoundHandler((request, reply) =>
         reply.status(404).send({
           code: 404,

@@ -25,6 +25,7 @@ const envSchema = z.object({
   HOST: optionalString,
   PUBLIC_URL: optionalUrl,
   DATA_DIR: z.string().trim().min(1).default('./data'),
+  BLOG_DIR: z.string().trim().min(1).default('./content/blog'),
   DATABASE_URL: optionalString.pipe(
     z
       .string()
@@ -42,6 +43,7 @@ const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: z.string().trim().min(1).default('llama3.2'),
   MODELS_FILE: optionalString,
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   SMTP_URL: optionalString.pipe(
     z
       .string()
@@ -49,6 +51,7 @@ const envSchema = z.object({
       .optional(),
   ),
   MAIL_FROM: z.string().trim().min(3).default('Role Play <no-reply@localhost>'),
+  CONTACT_EMAIL: optionalString.pipe(z.string().includes('@', { message: 'must be an e-mail address' }).optional()),
   CAPTCHA_PROVIDER: z.enum(['altcha', 'turnstile']).default('altcha'),
   TURNSTILE_SITE_KEY: optionalString,
   TURNSTILE_SECRET_KEY: optionalString,
@@ -58,6 +61,7 @@ const envSchema = z.object({
   GOOGLE_ISSUER: z.url().default('https://accounts.google.com'),
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_API_URL: optionalUrl,
   BTCPAY_URL: optionalUrl,
   BTCPAY_API_KEY: optionalString,
   BTCPAY_STORE_ID: optionalString,
@@ -76,11 +80,25 @@ export type Config = Readonly<{
   host: string
   publicUrl: string
   dataDir: string
+  /** The blog's articles: one folder per article with `<locale>.md` files and images. */
+  blogDir: string
   databaseUrl: string | undefined
   redisUrl: string | undefined
   jwtSecret: string
-  llm: { baseUrl: string; apiKey: string | undefined; model: string; modelsFile: string | undefined }
-  mail: { smtpUrl: string | undefined; from: string }
+  llm: {
+    baseUrl: string
+    apiKey: string | undefined
+    model: string
+    modelsFile: string | undefined
+    /** Deadline of one model call, first byte to last chunk. */
+    timeoutMs: number
+  }
+  mail: {
+    smtpUrl: string | undefined
+    from: string
+    /** Where the contact form of the links page is mailed: CONTACT_EMAIL, else MAIL_FROM. */
+    contactTo: string
+  }
   captcha: {
     provider: 'altcha' | 'turnstile'
     turnstileSiteKey: string | undefined
@@ -88,7 +106,7 @@ export type Config = Readonly<{
     turnstileVerifyUrl: string
   }
   google: { clientId: string | undefined; clientSecret: string | undefined; issuer: string }
-  stripe: { secretKey: string | undefined; webhookSecret: string | undefined }
+  stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiUrl: string | undefined }
   btcpay: {
     url: string | undefined
     apiKey: string | undefined
@@ -155,11 +173,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host,
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     dataDir,
+    blogDir: path.resolve(env.BLOG_DIR),
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
     jwtSecret: env.JWT_SECRET ?? localSecret(dataDir, 'jwt-secret'),
-    llm: { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL, modelsFile: env.MODELS_FILE },
-    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    llm: {
+      baseUrl: env.LLM_BASE_URL,
+      apiKey: env.LLM_API_KEY,
+      model: env.LLM_MODEL,
+      modelsFile: env.MODELS_FILE,
+      timeoutMs: env.LLM_TIMEOUT_MS,
+    },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, contactTo: env.CONTACT_EMAIL ?? env.MAIL_FROM },
     captcha: {
       provider: env.CAPTCHA_PROVIDER,
       turnstileSiteKey: env.TURNSTILE_SITE_KEY,
@@ -167,7 +192,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       turnstileVerifyUrl: env.TURNSTILE_VERIFY_URL,
     },
     google: { clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET, issuer: env.GOOGLE_ISSUER },
-    stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET },
+    stripe: { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.STRIPE_API_URL },
     btcpay: {
       url: env.BTCPAY_URL,
       apiKey: env.BTCPAY_API_KEY,

@@ -7,6 +7,7 @@ import { buildApp } from '#server/app.ts'
 import { ConfigError, loadConfig } from '#server/config.ts'
 import { seedDemo } from '#server/demo-content.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
+import { loadModelRegistry } from '#server/modules/models/models.ts'
 
 const SHUTDOWN_GRACE_MS = 25_000
 
@@ -23,6 +24,8 @@ async function main() {
   let config: ReturnType<typeof loadConfig>
   try {
     config = loadConfig()
+    // A bad MODELS_FILE is a configuration error too: refused before anything is opened.
+    loadModelRegistry(config.llm)
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message)

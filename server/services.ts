@@ -7,15 +7,29 @@ import { createAuthRepo } from '#server/modules/auth/auth.repo.ts'
 import { createAuthService } from '#server/modules/auth/auth.service.ts'
 import { createGoogleSignIn } from '#server/modules/auth/google-sign-in.ts'
 import { createHumanVerification } from '#server/modules/auth/human-verification.ts'
+import { createBlogService } from '#server/modules/blog/blog.service.ts'
+import { loadBlogContent } from '#server/modules/blog/blog-content.ts'
 import { createCatalogueRepo } from '#server/modules/catalogue/catalogue.repo.ts'
 import { createCatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
+import { createCharactersRepo } from '#server/modules/characters/characters.repo.ts'
+import { createCharactersService } from '#server/modules/characters/characters.service.ts'
+import { createChatRepo } from '#server/modules/chat/chat.repo.ts'
+import { createChatService } from '#server/modules/chat/chat.service.ts'
 import { createDiamondsRepo } from '#server/modules/diamonds/diamonds.repo.ts'
 import { createDiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import { createImagesRepo } from '#server/modules/images/images.repo.ts'
 import { createImagesService } from '#server/modules/images/images.service.ts'
+import { createContactService } from '#server/modules/links/contact.service.ts'
+import { LINKS_FILE, loadFriendshipLinks } from '#server/modules/links/friendship-links.ts'
 import { createMailer } from '#server/modules/mail/mailer.ts'
+import { loadModelRegistry } from '#server/modules/models/models.ts'
+import { createBtcpayGateway } from '#server/modules/payments/btcpay-gateway.ts'
+import { createPaymentsRepo } from '#server/modules/payments/payments.repo.ts'
+import { createPaymentsService } from '#server/modules/payments/payments.service.ts'
+import { createStripeGateway } from '#server/modules/payments/stripe-gateway.ts'
 import { createPlansRepo } from '#server/modules/plans/plans.repo.ts'
-import { createPlansService } from '#server/modules/plans/plans.service.ts'
+import { createPlansService, PLANS_FILE } from '#server/modules/plans/plans.service.ts'
+import { createSitemapService } from '#server/modules/sitemap/sitemap.service.ts'
 
 export type ServiceDeps = {
   db: Db
@@ -28,6 +42,7 @@ export type ServiceDeps = {
 export function createServices({ db, kv, config, log }: ServiceDeps) {
   const images = createImagesService(createImagesRepo(db))
   const catalogue = createCatalogueService(createCatalogueRepo(db), kv)
+  const characters = createCharactersService({ repo: createCharactersRepo(db), images, catalogue })
   const accessTokens = createAccessTokens(config.jwtSecret)
   const mailer = createMailer({
     smtpUrl: config.mail.smtpUrl,
@@ -48,7 +63,83 @@ export function createServices({ db, kv, config, log }: ServiceDeps) {
     publicUrl: config.publicUrl,
   })
   const googleSignIn = createGoogleSignIn(config, kv)
-  return { images, catalogue, accessTokens, mailer, humanVerification, auth, googleSignIn, plans, diamonds }
+  const { stripe: stripeKeys, btcpay: btcpayKeys } = config
+  const gateways = {
+    stripe:
+      stripeKeys.secretKey && stripeKeys.webhookSecret
+        ? createStripeGateway({
+            secretKey: stripeKeys.secretKey,
+            webhookSecret: stripeKeys.webhookSecret,
+            apiUrl: stripeKeys.apiUrl,
+          })
+        : undefined,
+    btcpay:
+      btcpayKeys.url && btcpayKeys.apiKey && btcpayKeys.storeId && btcpayKeys.webhookSecret
+        ? createBtcpayGateway({
+            url: btcpayKeys.url,
+            apiKey: btcpayKeys.apiKey,
+            storeId: btcpayKeys.storeId,
+            webhookSecret: btcpayKeys.webhookSecret,
+          })
+        : undefined,
+  }
+  const payments = createPaymentsService({
+    repo: createPaymentsRepo(db),
+    plans,
+    diamonds,
+    ...gateways,
+    sandbox: config.paymentsSandbox,
+    publicUrl: config.publicUrl,
+    log,
+  })
+  // Reads MODELS_FILE; a bad file throws ModelsFileError (a ConfigError) and the app does not start.
+  const models = loadModelRegistry(config.llm)
+  const chat = createChatService({
+    repo: createChatRepo(db),
+    models,
+    plans,
+    diamonds,
+    catalogue,
+    timeoutMs: config.llm.timeoutMs,
+    log,
+  })
+  // The articles are read and rendered once; a broken one stops the start (BlogContentError).
+  const blog = createBlogService({ content: loadBlogContent(config.blogDir), catalogue, log })
+  const friendshipLinks = loadFriendshipLinks(LINKS_FILE)
+  const contact = createContactService({
+    kv,
+    mailer,
+    humanVerification,
+    to: config.mail.contactTo,
+    publicUrl: config.publicUrl,
+    log,
+  })
+  const sitemap = createSitemapService({
+    publicUrl: config.publicUrl,
+    catalogue,
+    blog,
+    files: { plans: PLANS_FILE, links: LINKS_FILE },
+  })
+  return {
+    images,
+    catalogue,
+    characters,
+    accessTokens,
+    mailer,
+    humanVerification,
+    auth,
+    googleSignIn,
+    plans,
+    diamonds,
+    payments,
+    gateways,
+    models,
+    chat,
+    blog,
+    friendshipLinks,
+    contact,
+    sitemap,
+  }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -43,6 +43,39 @@ export async function api<T>(path: string, request: ApiRequest = {}): Promise<T>
   return parse<T>(response, path)
 }
 
+/**
+ * A call whose answer is a stream (server-sent events): the same token handling as `api`, but the
+ * response body is handed back to read. A refused call throws `ApiError` like `api` does.
+ */
+export async function apiStream(path: string, request: ApiRequest): Promise<Response> {
+  let response = await send(path, request)
+  if (response.status === 401) {
+    if (await refreshTokens()) response = await send(path, request)
+    else goToLogin()
+  }
+  if (response.ok && response.headers.get('content-type')?.startsWith('text/event-stream')) return response
+  return parse<never>(response, path)
+}
+
+/**
+ * A call whose answer is a file (a character card download): the same token handling as `api`;
+ * the bytes come back as a Blob with the file name the server gave. A refusal throws `ApiError`.
+ */
+export async function apiFile(
+  path: string,
+  request: ApiRequest = {},
+): Promise<{ blob: Blob; fileName: string | null }> {
+  let response = await send(path, request)
+  if (response.status === 401 && !isPublicApiPath(path)) {
+    if (await refreshTokens()) response = await send(path, request)
+    else goToLogin()
+  }
+  if (!response.ok) return parse<never>(response, path)
+  const disposition = response.headers.get('content-disposition') ?? ''
+  const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null
+  return { blob: await response.blob(), fileName }
+}
+
 async function send(path: string, request: ApiRequest): Promise<Response> {
   const url = new URL(`/api${path}`, window.location.origin)
   for (const [key, value] of Object.entries(request.query ?? {})) {

@@ -1,8 +1,13 @@
 import 'i18next'
 import type auth from '../../locales/en/auth.json'
+import type blog from '../../locales/en/blog.json'
 import type catalogue from '../../locales/en/catalogue.json'
+import type charactersEdit from '../../locales/en/characters-edit.json'
+import type chat from '../../locales/en/chat.json'
 import type common from '../../locales/en/common.json'
 import type home from '../../locales/en/home.json'
+import type legal from '../../locales/en/legal.json'
+import type pricing from '../../locales/en/pricing.json'
 
 // English is the source: a key that is not in it fails the typecheck.
 declare module 'i18next' {
@@ -12,7 +17,12 @@ declare module 'i18next' {
       common: typeof common
       home: typeof home
       catalogue: typeof catalogue
+      'characters-edit': typeof charactersEdit
       auth: typeof auth
+      pricing: typeof pricing
+      chat: typeof chat
+      blog: typeof blog
+      legal: typeof legal
     }
   }
 }

@@ -1,5 +1,8 @@
 import { createContext, RouterContextProvider } from 'react-router'
+import type { BlogReader } from '#contracts/blog.ts'
 import type { CatalogueReader, Viewer } from '#contracts/catalogue.ts'
+import type { Plan } from '#contracts/plans.ts'
+import type { FriendshipLinks } from '#contracts/site.ts'
 
 /** What the HTTP server hands to every loader and to the SSR entry for one request. */
 export type AppLoadContextValues = {
@@ -7,6 +10,9 @@ export type AppLoadContextValues = {
   nonce: string
   requestId: string
   catalogue: CatalogueReader
+  plans: { listPlans(): Promise<Plan[]> }
+  blog: BlogReader
+  friendshipLinks: FriendshipLinks
   viewer: Viewer
   /** What the pages may offer: sign-in providers that are configured. */
   features: {

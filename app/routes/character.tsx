@@ -1,19 +1,26 @@
-import { CalendarDays, Lock, MessageCircle, Star } from 'lucide-react'
-import type { ReactNode } from 'react'
+import { CalendarDays, Lock, MessageCircle, Pencil, Star } from 'lucide-react'
+import { type ReactNode, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { data, Link, useNavigate, useRevalidator } from 'react-router'
+import { data, Link, useLocation, useNavigate, useRevalidator } from 'react-router'
+import { ErrorPage } from '#app/components/error-page.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { AgeGateDialog } from '#app/features/catalogue/components/age-gate-dialog.tsx'
 import { MoreCharacters } from '#app/features/catalogue/components/more-characters.tsx'
+import { getOwnRole } from '#app/features/characters/api/get-own-role.ts'
+import { ExportButtons } from '#app/features/characters/components/export-buttons.tsx'
+import { ReportButton } from '#app/features/characters/components/report-dialog.tsx'
+import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
 import { formatDate } from '#app/lib/format.ts'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { useIsLoggedIn } from '#app/lib/session.ts'
-import { localizePath } from '#contracts/locales.ts'
+import { useUserInfo } from '#app/lib/user-info.ts'
+import type { RoleDetail, RoleSummary } from '#contracts/catalogue.ts'
+import { type Locale, localizePath } from '#contracts/locales.ts'
 import type { Route } from './+types/character.ts'
 
-export const handle = { i18n: ['catalogue'] }
+export const handle = { i18n: ['catalogue', 'characters-edit'] }
 
 const MORE_COUNT = 6
 
@@ -21,7 +28,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { catalogue, viewer } = context.get(appLoadContext)
   const locale = routeLocale(params)
   const role = await catalogue.getRole(params.id, viewer, locale)
-  if (!role) throw data(null, { status: 404 })
+  const origin = new URL(request.url).origin
+  // Unknown, or a private character: only its creator may see it, and the server renders without
+  // the browser's session (the token lives in localStorage). The page answers 404 here and asks
+  // again from the browser, with the token (OwnCharacter below).
+  if (!role) return data({ role: null, more: [], moreTag: null, hasMore: false, origin }, { status: 404 })
   const tag = role.tags[0]?.slug ?? null
   const similar = await catalogue.listRoles(
     { page: 1, pageSize: MORE_COUNT + 1, sort: 'popularity', tags: tag ? [tag] : [], q: undefined },
@@ -29,13 +40,82 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     locale,
   )
   const more = similar.items.filter((r) => r.roleId !== role.roleId).slice(0, MORE_COUNT)
-  return { role, more, moreTag: tag, hasMore: similar.totalPages > 1, origin: new URL(request.url).origin }
+  return { role, more, moreTag: tag, hasMore: similar.totalPages > 1, origin }
 }
 
 export default function Character({ loaderData, params }: Route.ComponentProps) {
-  const { t } = useTranslation('catalogue')
-  const { role, more, moreTag, hasMore, origin } = loaderData
   const locale = routeLocale(params)
+  if (!loaderData.role) return <OwnCharacter key={params.id} roleId={params.id} locale={locale} />
+  return (
+    <CharacterView
+      role={loaderData.role}
+      more={loaderData.more}
+      moreTag={loaderData.moreTag}
+      hasMore={loaderData.hasMore}
+      origin={loaderData.origin}
+      locale={locale}
+    />
+  )
+}
+
+/**
+ * A character the server could not show: the 404 page, unless the signed-in user is its creator
+ * (a private character), whose browser loads it with their token.
+ */
+function OwnCharacter({ roleId, locale }: { roleId: string; locale: Locale }) {
+  const { t } = useTranslation('characters-edit')
+  const hydrated = useHydrated()
+  const loggedIn = useIsLoggedIn()
+  const { pathname } = useLocation()
+  const root = typeof window === 'undefined' ? '' : window.location.origin
+  const [state, setState] = useState<{ kind: 'loading' } | { kind: 'missing' } | { kind: 'ready'; role: RoleDetail }>({
+    kind: 'loading',
+  })
+  useEffect(() => {
+    if (!hydrated || !loggedIn) return
+    const controller = new AbortController()
+    getOwnRole(roleId, locale, controller.signal).then(
+      ({ role }) => setState({ kind: 'ready', role }),
+      () => {
+        if (!controller.signal.aborted) setState({ kind: 'missing' })
+      },
+    )
+    return () => controller.abort()
+  }, [hydrated, loggedIn, roleId, locale])
+
+  if (!hydrated || !loggedIn || state.kind === 'missing') return <ErrorPage kind="not-found" path={pathname} />
+  if (state.kind === 'loading') {
+    return (
+      <p role="status" className="py-16 text-center text-zinc-400">
+        {t('owner.loading')}
+      </p>
+    )
+  }
+  return <CharacterView role={state.role} more={[]} moreTag={null} hasMore={false} origin={root} locale={locale} own />
+}
+
+function CharacterView({
+  role,
+  more,
+  moreTag,
+  hasMore,
+  origin,
+  locale,
+  own = false,
+}: {
+  role: RoleDetail
+  more: RoleSummary[]
+  moreTag: string | null
+  hasMore: boolean
+  origin: string
+  locale: Locale
+  /** Loaded from the browser as the creator's own (private) character. */
+  own?: boolean
+}) {
+  const { t } = useTranslation('catalogue')
+  const { t: te } = useTranslation('characters-edit')
+  const user = useUserInfo()
+  const isCreator = own || (user !== null && role.creator !== null && user.username === role.creator.username)
   const loggedIn = useIsLoggedIn()
   const revalidator = useRevalidator()
   const navigate = useNavigate()
@@ -78,11 +158,14 @@ export default function Character({ loaderData, params }: Route.ComponentProps) 
 
   return (
     <article>
-      <PageMeta title={role.name} description={description} />
-      <meta property="og:type" content="profile" />
-      <meta property="og:url" content={origin + path} />
-      {role.avatarUrl && !role.gated ? <meta property="og:image" content={origin + role.avatarUrl} /> : null}
-      <meta name="twitter:card" content="summary" />
+      <PageMeta
+        title={role.name}
+        description={description}
+        type="profile"
+        image={
+          role.avatarUrl && !role.gated ? { url: role.avatarUrl, alt: role.name, width: 512, height: 512 } : undefined
+        }
+      />
       {role.gated || role.visibility === 'private' ? <meta name="robots" content="noindex" /> : null}
       {jsonLd ? (
         <script
@@ -159,12 +242,30 @@ export default function Character({ loaderData, params }: Route.ComponentProps) 
           </Link>
         </div>
       </div>
-      {role.visibility === 'private' ? (
-        <p className="mt-4 flex items-center gap-2 text-sm text-amber-300">
-          <Lock aria-hidden="true" className="size-4" />
-          {t('role.private')}
-        </p>
-      ) : null}
+      <div className="mt-4 flex flex-wrap items-center justify-between gap-3">
+        {role.visibility === 'private' ? (
+          <p className="flex items-center gap-2 text-sm text-amber-300">
+            <Lock aria-hidden="true" className="size-4" />
+            {t('role.private')}
+          </p>
+        ) : (
+          <span />
+        )}
+        <div className="flex flex-wrap items-center gap-2">
+          {isCreator ? (
+            <Link
+              to={localizePath(locale, `/characters/edit/form?id=${encodeURIComponent(role.roleId)}`)}
+              className="button-ghost"
+              data-testid="edit-character"
+            >
+              <Pencil aria-hidden="true" className="size-4" />
+              {te('owner.edit')}
+            </Link>
+          ) : null}
+          {role.gated ? null : <ExportButtons roleId={role.roleId} name={role.name} />}
+          <ReportButton roleId={role.roleId} name={role.name} />
+        </div>
+      </div>
 
       <div className="mt-8 grid gap-8 lg:grid-cols-[2fr_1fr]">
         <section aria-labelledby="introduction">
@@ -189,14 +290,16 @@ export default function Character({ loaderData, params }: Route.ComponentProps) 
         </section>
       </div>
 
-      <MoreCharacters
-        key={role.roleId}
-        locale={locale}
-        excludeId={role.roleId}
-        tag={moreTag}
-        initial={more}
-        hasMore={hasMore}
-      />
+      {own ? null : (
+        <MoreCharacters
+          key={role.roleId}
+          locale={locale}
+          excludeId={role.roleId}
+          tag={moreTag}
+          initial={more}
+          hasMore={hasMore}
+        />
+      )}
 
       {role.gated ? (
         <AgeGateDialog

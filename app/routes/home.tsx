@@ -1,5 +1,6 @@
 import { Brain, ChevronDown, Gem, Languages, Lock, MessageCircle, Sparkles } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { SiteJsonLd } from '#app/components/json-ld.tsx'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { RoleCard, RoleGrid } from '#app/features/catalogue/components/role-card.tsx'
@@ -38,6 +39,7 @@ export default function Home({ loaderData, params }: Route.ComponentProps) {
   return (
     <>
       <PageMeta title={t('meta.title')} description={t('meta.description')} />
+      <SiteJsonLd />
       <section className="hero" aria-labelledby="hero-title">
         <h1 id="hero-title" className="text-3xl font-bold tracking-tight sm:text-5xl">
           {t('hero.title')}

@@ -16,6 +16,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
+import type { CardExtras, Lorebook } from '#contracts/characters.ts'
 import { images } from './images.ts'
 import { tsvector } from './types.ts'
 import { users } from './users.ts'
@@ -43,6 +44,10 @@ export const roles = pgTable(
     firstMessage: text('first_message').notNull().default(''),
     alternateGreetings: jsonb('alternate_greetings').$type<string[]>().notNull().default([]),
     exampleDialogue: text('example_dialogue').notNull().default(''),
+    /** The lorebook (`character_book` of a Character Card) the chat draws on when its keys appear. */
+    characterBook: jsonb('character_book').$type<Lorebook>(),
+    /** Card fields the form does not show (system prompt, extensions, ...), kept for export. */
+    cardExtras: jsonb('card_extras').$type<Partial<CardExtras>>().notNull().default({}),
     chatCount: integer('chat_count').notNull().default(0),
     popularity: integer('popularity').notNull().default(0),
     ratingCount: integer('rating_count').notNull().default(0),

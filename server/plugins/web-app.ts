@@ -68,6 +68,9 @@ export default fp(
           nonce,
           requestId: request.id,
           catalogue: options.services.catalogue,
+          plans: options.services.plans,
+          blog: options.services.blog,
+          friendshipLinks: options.services.friendshipLinks,
           // Pages are rendered without the bearer token (it lives in the browser's storage), so a
           // page request knows only what cookies say; signed-in specifics load through the API.
           viewer: { userId: null, adultConfirmed: request.cookies[ADULT_COOKIE] === '1' },

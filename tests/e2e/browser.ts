@@ -67,13 +67,17 @@ export type RunningServer = { url: string; stop(signal?: NodeJS.Signals): Promis
  */
 export async function startServer(
   env: Record<string, string> = {},
-  options: { syntheticRoles?: number } = {},
+  options: { syntheticRoles?: number; users?: { username: string; email: string; password: string }[] } = {},
 ): Promise<RunningServer> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const dataDir = env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'rp-e2e-'))
-  if (options.syntheticRoles) {
-    execFileSync(process.execPath, ['db/seed/seed-cli.ts', '--synthetic', String(options.syntheticRoles)], {
+  const seedArgs = [
+    ...(options.syntheticRoles ? ['--synthetic', String(options.syntheticRoles)] : []),
+    ...(options.users ?? []).flatMap((u) => ['--user', `${u.username}:${u.email}:${u.password}`]),
+  ]
+  if (seedArgs.length > 0) {
+    execFileSync(process.execPath, ['db/seed/seed-cli.ts', ...seedArgs], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
       stdio: 'ignore',

@@ -158,6 +158,7 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
 
   it('answers every spec route built so far with 200 in its language under all 21 prefixes', async () => {
     const first = (await (await fetch(`${server.url}/api/roles?pageSize=1`)).json()).data.items[0].roleId as string
+    const article = (await (await fetch(`${server.url}/api/blogs?pageSize=1`)).json()).data.items[0].slug as string
     // Grows with each capability: add a page here when it lands (blog, chat, subscribe, links, ...).
     const routes = [
       '/',
@@ -169,6 +170,18 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
       '/auth/callback/google',
       '/forgot-password',
       '/reset-password',
+      '/subscribe',
+      '/subscribe/success',
+      '/subscribe/sandbox',
+      '/chat/new',
+      '/chat/00000000-0000-4000-8000-000000000000',
+      '/characters/edit/new',
+      '/characters/edit/form',
+      '/characters/mine',
+      '/blog',
+      `/blog/${article}`,
+      '/links',
+      '/privacy-policy',
     ]
     for (const locale of LOCALES) {
       for (const route of routes) {
@@ -177,6 +190,14 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
         expect(res.status, url).toBe(200)
         expect(await res.text(), url).toMatch(new RegExp(`<html lang="${LOCALE_TAGS[locale]}"`))
       }
+      // The sitemap is XML, not a page: every locale has its own, English's at /en/sitemap.xml.
+      const sitemap = await fetch(`${server.url}/${locale}/sitemap.xml`)
+      expect(sitemap.status, locale).toBe(200)
+      expect(sitemap.headers.get('content-type'), locale).toBe('application/xml; charset=utf-8')
+      expect(await sitemap.text(), locale).toContain(`<loc>${server.url}${localizePath(locale, '/blog')}</loc>`)
     }
+    const index = await fetch(`${server.url}/sitemap.xml`)
+    expect(index.status).toBe(200)
+    expect(await index.text()).toContain('<sitemapindex ')
   })
 })

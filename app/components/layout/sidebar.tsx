@@ -1,20 +1,25 @@
-import { CreditCard, EyeOff, History, Home, Users, X } from 'lucide-react'
+import { CreditCard, EyeOff, History, Home, UserPen, Users, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { NavLink, useRevalidator, useRouteLoaderData } from 'react-router'
+import { NavLink, useLocation, useRevalidator, useRouteLoaderData } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
+import { useMyChats } from '#app/features/chat/my-chats.ts'
 import { api } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { useIsLoggedIn } from '#app/lib/session.ts'
+import { splitLocalePath } from '#contracts/locales.ts'
 import { LanguageSwitcher } from './language-switcher.tsx'
 
 export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation()
   const localize = useLocalizePath()
   const loggedIn = useIsLoggedIn()
-  const items = [
+  const { rest } = splitLocalePath(useLocation().pathname)
+  const items: { to: string; label: string; icon: typeof Home; end: boolean; except?: string }[] = [
     { to: '/', label: t('nav.home'), icon: Home, end: true },
-    { to: '/characters', label: t('nav.characters'), icon: Users, end: false },
+    // Not lit on My characters, which has its own entry.
+    { to: '/characters', label: t('nav.characters'), icon: Users, end: false, except: '/characters/mine' },
     { to: '/subscribe', label: t('nav.pricing'), icon: CreditCard, end: false },
+    ...(loggedIn ? [{ to: '/characters/mine', label: t('nav.myCharacters'), icon: UserPen, end: true }] : []),
   ]
   return (
     <aside
@@ -33,9 +38,15 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
       </div>
       <nav aria-label={t('nav.main')} className="flex-1 overflow-y-auto px-2">
         <ul className="space-y-1">
-          {items.map(({ to, label, icon: Icon, end }) => (
+          {items.map(({ to, label, icon: Icon, end, except }) => (
             <li key={to}>
-              <NavLink to={localize(to)} end={end} className="nav-item">
+              <NavLink
+                to={localize(to)}
+                end={end}
+                className={({ isActive }) =>
+                  isActive && !(except && rest.startsWith(except)) ? 'nav-item active' : 'nav-item'
+                }
+              >
                 <Icon aria-hidden="true" className="size-5 shrink-0" />
                 {label}
               </NavLink>
@@ -51,7 +62,7 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
               <History aria-hidden="true" className="size-4" />
               {t('nav.myChats')}
             </h2>
-            <p className="px-3 py-2 text-sm text-zinc-400">{t('nav.noChatHistory')}</p>
+            <MyChats />
           </section>
         ) : null}
       </nav>
@@ -83,5 +94,42 @@ function HideAdultContent() {
       <EyeOff aria-hidden="true" className="size-5 shrink-0" />
       {t('adultContent.hide')}
     </button>
+  )
+}
+
+/** The signed-in user's chats, newest first ('No chat history' when none). */
+function MyChats() {
+  const { t } = useTranslation()
+  const localize = useLocalizePath()
+  const { sessions, loaded, failed } = useMyChats()
+  if (failed && sessions.length === 0)
+    return <p className="px-3 py-2 text-sm text-red-300">{t('nav.sessionsFailed')}</p>
+  if (!loaded && sessions.length === 0) return null
+  if (sessions.length === 0) return <p className="px-3 py-2 text-sm text-zinc-400">{t('nav.noChatHistory')}</p>
+  return (
+    <ul className="mt-2 space-y-1" data-testid="my-chats">
+      {sessions.map((session) => (
+        <li key={session.id}>
+          <NavLink to={localize(`/chat/${session.id}`)} className="nav-item items-start">
+            <img
+              src={session.role?.avatar ?? '/default-avatar.svg'}
+              alt=""
+              width={32}
+              height={32}
+              loading="lazy"
+              className="size-8 shrink-0 rounded-full object-cover"
+            />
+            <span className="min-w-0">
+              <span className="block truncate text-sm font-medium text-zinc-100">
+                {session.role?.name ?? t('nav.newChat')}
+              </span>
+              {session.lastMessage ? (
+                <span className="block truncate text-xs text-zinc-400">{session.lastMessage}</span>
+              ) : null}
+            </span>
+          </NavLink>
+        </li>
+      ))}
+    </ul>
   )
 }

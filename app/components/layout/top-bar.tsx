@@ -1,9 +1,12 @@
-import { LogOut, Menu, Search } from 'lucide-react'
+import { Gem, LogOut, Menu, Search } from 'lucide-react'
 import { useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Form, useLocation, useNavigate, useSearchParams } from 'react-router'
+import { Form, useLocation, useNavigate, useParams, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
+import { formatNumber } from '#app/lib/format.ts'
 import { api } from '#app/lib/http.ts'
+import { usePoints } from '#app/lib/points.ts'
+import { routeLocale } from '#app/lib/route-locale.ts'
 import { clearTokens, getRefreshToken, useIsLoggedIn } from '#app/lib/session.ts'
 import { useUserInfo } from '#app/lib/user-info.ts'
 import { ROLE_SEARCH_MAX_LENGTH } from '#contracts/catalogue.ts'
@@ -88,6 +91,7 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
       <div className="ms-auto flex items-center gap-2">
         {loggedIn ? (
           <>
+            <Balance />
             <img
               src={user?.avatar ?? '/default-avatar.svg'}
               alt={user ? user.username : t('topBar.account')}
@@ -108,5 +112,25 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
         )}
       </div>
     </header>
+  )
+}
+
+/** The diamonds held, linking to the plans; '…' until known. */
+function Balance() {
+  const { t } = useTranslation()
+  const locale = routeLocale(useParams())
+  const { points, failed } = usePoints()
+  const label = failed ? t('topBar.pointsFailed') : t('topBar.diamonds', { count: points ?? 0 })
+  return (
+    <LocalizedLink
+      to="/subscribe"
+      className="button-ghost tabular-nums"
+      aria-label={label}
+      title={label}
+      data-testid="balance"
+    >
+      <Gem aria-hidden="true" className="size-4 text-violet-300" />
+      {failed ? '!' : points === null ? '…' : formatNumber(locale, points)}
+    </LocalizedLink>
   )
 }

@@ -185,6 +185,46 @@ export function createCatalogueRepo(db: Db) {
       return db.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags).orderBy(tags.id)
     },
 
+    /** Public roles that are not adult, most popular first; with `tagIds`, those carrying any of them. */
+    async listSafePublicRoles(filter: { tagIds: number[]; limit: number }): Promise<RoleSummaryRow[]> {
+      const conditions: SQL[] = [eq(roles.visibility, 'public'), eq(roles.isAdult, false)]
+      if (filter.tagIds.length > 0) {
+        conditions.push(
+          sql`${roles.id} in (select ${roleTags.roleId} from ${roleTags} where ${inArray(roleTags.tagId, filter.tagIds)})`,
+        )
+      }
+      return db
+        .select(summaryColumns)
+        .from(roles)
+        .where(and(...conditions))
+        .orderBy(...ORDER.popularity)
+        .limit(filter.limit)
+    },
+
+    /** The sitemaps' share of public, non-adult roles, in a stable order (by id). */
+    async listSitemapRoles(offset: number, limit: number): Promise<{ publicId: string; updatedAt: Date }[]> {
+      return db
+        .select({ publicId: roles.publicId, updatedAt: roles.updatedAt })
+        .from(roles)
+        .where(and(eq(roles.visibility, 'public'), eq(roles.isAdult, false)))
+        .orderBy(roles.id)
+        .limit(limit)
+        .offset(offset)
+    },
+
+    /** How many roles the sitemaps list, the longest public id among them (bytes), the latest change. */
+    async sitemapRoleStats(): Promise<{ count: number; longestId: number; lastModified: Date | null }> {
+      const [row] = await db
+        .select({
+          count: sql<number>`count(*)::int`,
+          longestId: sql<number>`coalesce(max(octet_length(${roles.publicId})), 0)::int`,
+          lastModified: sql<Date | null>`max(${roles.updatedAt})`.mapWith(roles.updatedAt),
+        })
+        .from(roles)
+        .where(and(eq(roles.visibility, 'public'), eq(roles.isAdult, false)))
+      return { count: row?.count ?? 0, longestId: row?.longestId ?? 0, lastModified: row?.lastModified ?? null }
+    },
+
     async userShowsAdultContent(userId: string): Promise<boolean> {
       const [row] = await db.select({ show: users.showAdultContent }).from(users).where(eq(users.id, userId)).limit(1)
       return row?.show ?? false
@@ -206,7 +246,8 @@ export function createCatalogueRepo(db: Db) {
 
     /**
      * Inserts roles with their tags in one transaction; roles whose public id exists are skipped.
-     * The search text (name, every tag name, introduction) is derived here, the only writer.
+     * The search text (name, every tag name, introduction) is derived here and, the same way, by
+     * the characters repo (roles users create and edit).
      */
     async insertRoles(list: NewRole[]): Promise<number> {
       if (list.length === 0) return 0

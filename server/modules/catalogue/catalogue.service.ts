@@ -153,6 +153,37 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore) {
       }
     },
 
+    /**
+     * Characters anyone may be shown next to other content (public, never adult): those carrying
+     * one of `tagSlugs` (unknown slugs are ignored), topped up with the most popular ones.
+     */
+    async listRelatedRoles(tagSlugs: string[], limit: number, requestedLocale: string): Promise<RoleSummary[]> {
+      const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
+      const known = await allTags()
+      const tagIds = known.filter((t) => tagSlugs.includes(t.slug)).map((t) => t.id)
+      const rows = tagIds.length > 0 ? await repo.listSafePublicRoles({ tagIds, limit }) : []
+      if (rows.length < limit) {
+        const seen = new Set(rows.map((r) => r.id))
+        const popular = await repo.listSafePublicRoles({ tagIds: [], limit: limit * 2 })
+        rows.push(...popular.filter((r) => !seen.has(r.id)).slice(0, limit - rows.length))
+      }
+      const tagMap = await tagsByRole(
+        rows.map((r) => r.id),
+        locale,
+      )
+      const everyone: Viewer = { userId: null, adultConfirmed: false }
+      return rows.map((row) => summaryOf(row, tagMap.get(row.id) ?? [], everyone))
+    },
+
+    /** Public, non-adult roles for the sitemaps: `offset` and `limit` pick one file's share. */
+    async listSitemapRoles(offset: number, limit: number) {
+      return repo.listSitemapRoles(offset, limit)
+    },
+
+    async sitemapRoleStats() {
+      return repo.sitemapRoleStats()
+    },
+
     async listTags(requestedLocale: string): Promise<Tag[]> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
       return (await allTags()).map((t) => ({ slug: t.slug, name: tagName(t.names, locale) }))

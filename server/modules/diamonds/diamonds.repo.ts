@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
-import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
+import { diamondBalances, diamondLedger, plans } from '#db/schema/diamonds.ts'
+import { subscriptions } from '#db/schema/payments.ts'
 import { users } from '#db/schema/users.ts'
 
 /** A database transaction, for callers that write something together with a spend. */
@@ -62,16 +63,19 @@ export function createDiamondsRepo(db: Db) {
     },
 
     /**
-     * Credits `amount` to every verified account for `period`, once: one statement inserts the
-     * missing ledger rows (the references make it idempotent) and adds exactly those to balances.
+     * Credits each verified account its plan's monthly diamonds for `period`, once: one statement
+     * inserts the missing ledger rows (the references make it idempotent) and adds exactly those to
+     * balances. The plan is the paid one whose period is not over at `now`, else `freePlanId`.
      */
-    async awardToVerifiedUsers(planId: string, amount: number, period: string): Promise<number> {
+    async awardToVerifiedUsers(freePlanId: string, period: string, now: Date): Promise<number> {
       return db.transaction(async (tx) => {
         const result = await tx.execute(sql`
           insert into ${diamondLedger} (user_id, amount, reason, reference)
-          select ${users.id}, ${amount}, 'monthly', 'monthly:' || ${users.id} || ':' || ${planId} || ':' || ${period}
-            from ${users}
-           where ${users.emailVerifiedAt} is not null
+          select u.id, p.diamonds_per_month, 'monthly', 'monthly:' || u.id || ':' || p.id || ':' || ${period}
+            from ${users} u
+            left join ${subscriptions} s on s.user_id = u.id and s.current_period_end > ${now.toISOString()}
+            join ${plans} p on p.id = coalesce(s.plan_id, ${freePlanId})
+           where u.email_verified_at is not null and p.diamonds_per_month > 0
           on conflict (reference) do nothing
           returning user_id, amount`)
         const credited = (result as unknown as { rows: { user_id: string; amount: number }[] }).rows.map((r) => ({

@@ -8,6 +8,10 @@ export function periodOf(date: Date): string {
   return date.toISOString().slice(0, 7)
 }
 
+export function monthlyReference(userId: string, planId: string, now: Date): string {
+  return `monthly:${userId}:${planId}:${periodOf(now)}`
+}
+
 export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
   return {
     balanceOf: repo.balanceOf,
@@ -34,14 +38,24 @@ export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
     },
 
     /**
-     * Credits this month's diamonds of the free plan to every verified account. Running it again in
-     * the same month awards nothing twice. (Paid plans are credited by their payments, issue 6.)
+     * Credits one month of a plan's diamonds, once per user, plan and calendar month: the payment
+     * that starts a plan and the monthly award share the reference, so they never both count.
+     */
+    async creditPlanMonth(userId: string, planId: string, amount: number, now: Date, tx?: Tx) {
+      if (amount <= 0) return { applied: false }
+      return repo.apply({ userId, amount, reason: 'monthly', reference: monthlyReference(userId, planId, now) }, tx)
+    },
+
+    /**
+     * Credits this month's diamonds to every verified account: the plan it holds now (a paid plan
+     * whose period is not over) or else the free plan. Running it again in the same month awards
+     * nothing twice.
      */
     async awardMonthly(now = new Date()) {
       const free = await plans.freePlan()
       const period = periodOf(now)
-      if (!free || free.diamondsPerMonth === 0) return { period, awarded: 0 }
-      const awarded = await repo.awardToVerifiedUsers(free.planId, free.diamondsPerMonth, period)
+      if (!free) return { period, awarded: 0 }
+      const awarded = await repo.awardToVerifiedUsers(free.planId, period, now)
       return { period, awarded }
     },
   }

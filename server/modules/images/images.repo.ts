@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm'
+import { and, eq, inArray, notExists, or } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { images } from '#db/schema/images.ts'
+import { roles } from '#db/schema/roles.ts'
 
 export type StoredImage = { id: string; contentType: string; bytes: Buffer; sha256: string; gated: boolean }
 
@@ -24,6 +25,26 @@ export function createImagesRepo(db: Db) {
         .where(eq(images.id, id))
         .limit(1)
       return row ?? null
+    },
+    /** Images are only referenced by roles (avatar, blurred avatar, banner); others are left alone. */
+    async removeUnused(ids: readonly (string | null | undefined)[]): Promise<number> {
+      const list = ids.filter((id): id is string => Boolean(id))
+      if (list.length === 0) return 0
+      const used = db
+        .select({ id: roles.id })
+        .from(roles)
+        .where(
+          or(
+            eq(roles.avatarImageId, images.id),
+            eq(roles.avatarBlurredImageId, images.id),
+            eq(roles.bannerImageId, images.id),
+          ),
+        )
+      const removed = await db
+        .delete(images)
+        .where(and(inArray(images.id, list), notExists(used)))
+        .returning({ id: images.id })
+      return removed.length
     },
   }
 }

@@ -3,7 +3,14 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import nodemailer from 'nodemailer'
 
-export type MailMessage = { to: string; subject: string; text: string; html: string }
+export type MailMessage = {
+  to: string
+  subject: string
+  text: string
+  html: string
+  /** Where answers go when not to the sender (the contact form: the visitor who wrote). */
+  replyTo?: string | { name: string; address: string }
+}
 
 /**
  * Sends e-mail. Over SMTP when a server is configured; otherwise into an outbox folder of `.eml`

@@ -1,0 +1,152 @@
+import { FileUp, X } from 'lucide-react'
+import { useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { ApiError } from '#app/lib/http.ts'
+import {
+  CARD_IMPORT_ERRORS,
+  CARD_REPORT_REASONS,
+  type CardImportError,
+  type CardReportReason,
+  type ImportResult,
+} from '#contracts/characters.ts'
+import { importCardFile } from '../api/import-card.ts'
+
+/** "Import a card": reads a PNG, JSON or CHARX card on the server and hands the draft to the form. */
+export function ImportCardPanel({
+  locale,
+  onImported,
+}: {
+  locale: string
+  onImported: (result: ImportResult) => void
+}) {
+  const { t } = useTranslation('characters-edit')
+  const { t: tCommon } = useTranslation()
+  const input = useRef<HTMLInputElement>(null)
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+
+  const read = async (file: File | undefined) => {
+    if (!file) return
+    setBusy(true)
+    setError(null)
+    try {
+      onImported(await importCardFile(file, locale))
+    } catch (failure) {
+      setError(t('import.failed', { reason: importErrorText(failure) }))
+    } finally {
+      setBusy(false)
+      if (input.current) input.current.value = ''
+    }
+  }
+
+  function importErrorText(failure: unknown): string {
+    const details = failure instanceof ApiError ? (failure.details as { reason?: string; field?: string }) : null
+    const reason = details?.reason
+    if (reason === 'too_large' && details?.field) return t('importErrors.too_large_field', { field: details.field })
+    if (reason && (CARD_IMPORT_ERRORS as readonly string[]).includes(reason)) {
+      return t(`importErrors.${reason as CardImportError}`)
+    }
+    return apiErrorMessage(tCommon, failure)
+  }
+
+  return (
+    <section aria-labelledby="import-title" className="mb-6 rounded-2xl border border-dashed border-zinc-700 p-4">
+      <h2 id="import-title" className="text-base font-semibold">
+        {t('import.title')}
+      </h2>
+      <p className="mt-1 text-sm text-zinc-400">{t('import.text')}</p>
+      <input
+        ref={input}
+        id="card-file"
+        type="file"
+        accept=".png,.json,.charx,image/png,application/json"
+        className="sr-only"
+        aria-labelledby="import-button"
+        onChange={(event) => read(event.target.files?.[0])}
+        data-testid="card-file"
+      />
+      <button
+        id="import-button"
+        type="button"
+        className="button-secondary mt-3 px-4 py-2 text-sm"
+        disabled={busy}
+        onClick={() => input.current?.click()}
+      >
+        <FileUp aria-hidden="true" className="size-4" />
+        {busy ? t('import.reading') : t('import.choose')}
+      </button>
+      {error ? (
+        <p role="alert" className="mt-3 rounded-lg bg-rose-950/60 p-3 text-sm text-rose-200">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  )
+}
+
+function reasonParts(entry: string): { reason: string; path: string | null } {
+  const at = entry.indexOf(':')
+  return at < 0 ? { reason: entry, path: null } : { reason: entry.slice(0, at), path: entry.slice(at + 1) }
+}
+
+/** What the import repaired or left out, in words, with the card field each one concerns. */
+export function ImportReport({ result, onDismiss }: { result: ImportResult; onDismiss: () => void }) {
+  const { t } = useTranslation('characters-edit')
+  const describe = (entry: string) => {
+    const { reason, path } = reasonParts(entry)
+    const text = (CARD_REPORT_REASONS as readonly string[]).includes(reason)
+      ? t(`importReasons.${reason as CardReportReason}`)
+      : reason
+    return (
+      <li key={entry} className="flex flex-wrap items-baseline gap-x-2">
+        <span>{text}</span>
+        {path ? (
+          <code dir="ltr" className="rounded bg-zinc-950 px-1 text-xs text-zinc-300">
+            {path}
+          </code>
+        ) : null}
+      </li>
+    )
+  }
+  const { repaired, ignored } = result.report
+  return (
+    <section
+      role="status"
+      aria-labelledby="import-report-title"
+      className="mb-6 rounded-2xl border border-emerald-800 bg-emerald-950/40 p-4 text-sm"
+      data-testid="import-report"
+    >
+      <div className="flex items-start justify-between gap-3">
+        <div>
+          <h2 id="import-report-title" className="font-semibold text-emerald-200">
+            {t('import.done')}
+          </h2>
+          <p className="mt-0.5 text-xs text-emerald-300">
+            {t('import.summary', { format: result.format.toUpperCase(), version: result.version.toUpperCase() })}
+          </p>
+        </div>
+        <button type="button" className="icon-button size-8" aria-label={t('import.dismiss')} onClick={onDismiss}>
+          <X aria-hidden="true" className="size-4" />
+        </button>
+      </div>
+      {repaired.length === 0 && ignored.length === 0 ? <p className="mt-2 text-zinc-300">{t('import.clean')}</p> : null}
+      {repaired.length > 0 ? (
+        <details className="mt-2" open={repaired.length <= 5}>
+          <summary className="cursor-pointer font-medium text-zinc-200">
+            {t('import.repaired')} ({repaired.length})
+          </summary>
+          <ul className="mt-1 list-disc space-y-0.5 ps-5 text-zinc-300">{repaired.map(describe)}</ul>
+        </details>
+      ) : null}
+      {ignored.length > 0 ? (
+        <details className="mt-2" open={ignored.length <= 5}>
+          <summary className="cursor-pointer font-medium text-zinc-200">
+            {t('import.ignored')} ({ignored.length})
+          </summary>
+          <ul className="mt-1 list-disc space-y-0.5 ps-5 text-zinc-300">{ignored.map(describe)}</ul>
+        </details>
+      ) : null}
+    </section>
+  )
+}

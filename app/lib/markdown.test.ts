@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest'
+import { renderMarkdown } from './markdown.ts'
+
+describe('chat markdown', () => {
+  it('renders emphasis, lists and code', () => {
+    const html = renderMarkdown('*She smiles.*\n\n- one\n- two\n\n`code`')
+    expect(html).toContain('<em>She smiles.</em>')
+    expect(html).toContain('<li>one</li>')
+    expect(html).toContain('<code>code</code>')
+  })
+
+  it('escapes raw HTML and refuses script links', () => {
+    const html = renderMarkdown('<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1))')
+    expect(html).not.toContain('<script')
+    expect(html).not.toContain('<img')
+    expect(html).toContain('&lt;script&gt;')
+    expect(html).not.toContain('href="javascript:')
+  })
+
+  it('opens links in a new tab without the opener and shows images as their alt text', () => {
+    const html = renderMarkdown('[site](https://example.com) ![a cat](https://tracker.example/p.gif)')
+    expect(html).toContain(
+      '<a href="https://example.com" target="_blank" rel="noopener noreferrer nofollow ugc">site</a>',
+    )
+    expect(html).not.toContain('tracker.example')
+    expect(html).toContain('a cat')
+  })
+})

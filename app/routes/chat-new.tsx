@@ -1,0 +1,60 @@
+import { useEffect, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useNavigate, useSearchParams } from 'react-router'
+import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
+import { PageMeta } from '#app/components/page-meta.tsx'
+import { createSession } from '#app/features/chat/api.ts'
+import { chatCreated } from '#app/features/chat/my-chats.ts'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+
+export const handle = { i18n: ['chat'] }
+
+/** `/chat/new?roleId=…` (Start Chat): creates the session, then opens it in place of this page. */
+export default function ChatNew() {
+  const { t } = useTranslation('chat')
+  const { t: tCommon } = useTranslation()
+  const [search] = useSearchParams()
+  const navigate = useNavigate()
+  const localize = useLocalizePath()
+  const roleId = search.get('roleId') ?? ''
+  const [error, setError] = useState<string | null>(null)
+  const started = useRef(false)
+
+  useEffect(() => {
+    if (started.current) return
+    started.current = true
+    createSession(roleId).then(
+      (session) => {
+        chatCreated({
+          id: session.id,
+          role: session.role,
+          lastMessage: session.lastMessage,
+          updatedAt: session.updatedAt,
+        })
+        navigate(localize(`/chat/${session.id}`), { replace: true })
+      },
+      (failure: unknown) => setError(apiErrorMessage(tCommon, failure)),
+    )
+  }, [roleId, navigate, localize, tCommon])
+
+  return (
+    <div className="mx-auto max-w-xl py-16 text-center">
+      <PageMeta title={t('metaTitle')} description={t('metaTitle')} />
+      <meta name="robots" content="noindex" />
+      {error ? (
+        <>
+          <p role="alert" className="text-red-300">
+            {t('errors.sendFailed')}: {error}
+          </p>
+          <LocalizedLink to="/characters" className="button-secondary mt-6">
+            {tCommon('nav.characters')}
+          </LocalizedLink>
+        </>
+      ) : (
+        <p role="status" className="text-zinc-300">
+          {t('starting')}
+        </p>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,132 @@
+import { Suspense, useEffect, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { Await, useLocation } from 'react-router'
+import { PageMeta } from '#app/components/page-meta.tsx'
+import { currentSubscription, startPayment } from '#app/features/pricing/api.ts'
+import { PlanCard } from '#app/features/pricing/plan-card.tsx'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { appLoadContext } from '#app/lib/load-context.ts'
+import { notify } from '#app/lib/notify.tsx'
+import { routeLocale } from '#app/lib/route-locale.ts'
+import { useIsLoggedIn } from '#app/lib/session.ts'
+import { localizePath } from '#contracts/locales.ts'
+import type { PaymentType } from '#contracts/payments.ts'
+import type { BillingCycle, Plan } from '#contracts/plans.ts'
+import type { Route } from './+types/subscribe.ts'
+
+export const handle = { i18n: ['pricing'] }
+
+export function loader({ context }: Route.LoaderArgs) {
+  // Not awaited: the page shell streams at once and the plans follow ('Loading plans...').
+  return { plans: context.get(appLoadContext).plans.listPlans() }
+}
+
+/** `/subscribe`: the plans, a monthly/yearly toggle, and the way to pay (card or crypto). */
+export default function Subscribe({ loaderData, params }: Route.ComponentProps) {
+  const { t } = useTranslation('pricing')
+  const { t: tCommon } = useTranslation()
+  const locale = routeLocale(params)
+  const loggedIn = useIsLoggedIn()
+  const { pathname, search } = useLocation()
+  const [cycle, setCycle] = useState<BillingCycle>('monthly')
+  const [busy, setBusy] = useState<PaymentType | null>(null)
+  const [currentPlanId, setCurrentPlanId] = useState<string | null>(null)
+
+  useEffect(() => {
+    if (!loggedIn) {
+      setCurrentPlanId(null)
+      return
+    }
+    currentSubscription().then(
+      ({ subscription }) => setCurrentPlanId(subscription?.planId ?? 'free'),
+      () => setCurrentPlanId(null),
+    )
+  }, [loggedIn])
+
+  const buy = async (planId: string, paymentType: PaymentType) => {
+    if (!loggedIn) {
+      // Log in first, then come back to this very page.
+      window.location.assign(`${localizePath(locale, '/login')}?redirect_url=${encodeURIComponent(pathname + search)}`)
+      return
+    }
+    setBusy(paymentType)
+    try {
+      const { paymentUrl } = await startPayment(paymentType, planId, cycle, locale)
+      notify(t('starting'))
+      window.location.assign(paymentUrl)
+    } catch (error) {
+      notify(apiErrorMessage(tCommon, error), { type: 'error' })
+      setBusy(null)
+    }
+  }
+
+  return (
+    <>
+      <PageMeta title={t('metaTitle')} description={t('description')} />
+      <div className="mx-auto max-w-6xl">
+        <header className="text-center">
+          <h1 className="text-3xl font-bold text-zinc-50">{t('title')}</h1>
+          <p className="mx-auto mt-3 max-w-2xl text-zinc-300">{t('description')}</p>
+        </header>
+        <fieldset className="mx-auto mt-8 flex w-fit rounded-full border border-zinc-700 p-1">
+          <legend className="sr-only">{t('billing.label')}</legend>
+          {(['monthly', 'yearly'] as const).map((value) => (
+            <label
+              key={value}
+              className={`cursor-pointer rounded-full px-5 py-2 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-violet-400 ${
+                cycle === value ? 'bg-violet-600 text-white' : 'text-zinc-300'
+              }`}
+            >
+              <input
+                type="radio"
+                name="billing-cycle"
+                value={value}
+                checked={cycle === value}
+                onChange={() => setCycle(value)}
+                className="sr-only"
+              />
+              {t(`billing.${value}`)}
+            </label>
+          ))}
+        </fieldset>
+        <Suspense
+          fallback={
+            <p role="status" className="mt-10 text-center text-zinc-400">
+              {t('loading')}
+            </p>
+          }
+        >
+          <Await
+            resolve={loaderData.plans}
+            errorElement={
+              <p role="alert" className="mt-10 text-center text-red-300">
+                {t('loadFailed', { reason: tCommon('apiErrors.INTERNAL_ERROR') })}
+              </p>
+            }
+          >
+            {(plans: Plan[]) =>
+              plans.length === 0 ? (
+                <p className="mt-10 text-center text-zinc-400">{t('empty')}</p>
+              ) : (
+                <div className="mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
+                  {plans.map((plan) => (
+                    <PlanCard
+                      key={plan.planId}
+                      plan={plan}
+                      cycle={cycle}
+                      locale={locale}
+                      current={currentPlanId === plan.planId}
+                      busy={busy}
+                      onBuy={(type) => buy(plan.planId, type)}
+                    />
+                  ))}
+                </div>
+              )
+            }
+          </Await>
+        </Suspense>
+        <p className="mx-auto mt-8 max-w-2xl text-center text-sm text-zinc-400">{t('honest')}</p>
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,67 @@
+import type { z } from 'zod'
+import type {
+  chatMessageSchema,
+  chatReplySchema,
+  chatSessionDetailSchema,
+  chatSessionListSchema,
+  chatSessionSummarySchema,
+  chatStreamEventSchemas,
+  contextUsageSchema,
+  publicModelSchema,
+} from './chat-schemas.ts'
+
+/** The longest message a user may send or save by editing, in characters (code points). */
+export const CHAT_MESSAGE_MAX_LENGTH = 4000
+/** The longest memory note, whether the model wrote it or the user edited it. */
+export const MEMORY_NOTE_MAX_LENGTH = 4000
+/** Sending (a message, a regeneration) is limited per user to this many per minute. */
+export const CHAT_SEND_LIMIT = { max: 20, windowMs: 60_000 } as const
+
+export const MESSAGES_PAGE_SIZE_DEFAULT = 50
+export const MESSAGES_PAGE_SIZE_MAX = 100
+export const SESSIONS_PAGE_SIZE_DEFAULT = 50
+export const SESSIONS_PAGE_SIZE_MAX = 100
+
+/** The spec's text for an unknown session or one of another user (code INVALID_SESSION). */
+export const INVALID_SESSION_MESSAGE = 'Invalid session!'
+
+export const MESSAGE_AUTHORS = ['user', 'assistant'] as const
+export type MessageAuthor = (typeof MESSAGE_AUTHORS)[number]
+
+/**
+ * `complete`: the model finished the reply. `interrupted`: the reply broke off (the user stopped it,
+ * the model failed, timed out or the stream was cut) and the text received so far was kept.
+ * A reply that failed before any text arrived is not stored at all.
+ */
+export const MESSAGE_STATUSES = ['complete', 'interrupted'] as const
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
+
+/** Server-sent events of `/api/chat/stream` and `/api/chat/regenerate/stream`, in the order they come. */
+export const CHAT_STREAM_EVENTS = ['start', 'delta', 'done', 'stopped', 'error'] as const
+export type ChatStreamEventName = (typeof CHAT_STREAM_EVENTS)[number]
+
+/**
+ * Why a model call failed (`details.kind` of MODEL_ERROR, `kind` of the `error` event):
+ * timeout, provider (refused or unreachable), cut (the stream broke off), invalid (not the
+ * protocol, or an empty reply), aborted (stopped: by the user, or the server shutting down).
+ */
+export const MODEL_FAILURE_KINDS = ['timeout', 'provider', 'cut', 'invalid', 'aborted'] as const
+export type ModelFailureKind = (typeof MODEL_FAILURE_KINDS)[number]
+
+/** How the message length bound counts: characters as people see them, not UTF-16 units. */
+export function messageLength(text: string): number {
+  let n = 0
+  for (const _ of text) n++
+  return n
+}
+
+export type PublicModel = z.infer<typeof publicModelSchema>
+export type ChatMessage = z.infer<typeof chatMessageSchema>
+export type ContextUsage = z.infer<typeof contextUsageSchema>
+export type ChatSessionSummary = z.infer<typeof chatSessionSummarySchema>
+export type ChatSessionList = z.infer<typeof chatSessionListSchema>
+export type ChatSessionDetail = z.infer<typeof chatSessionDetailSchema>
+export type ChatReply = z.infer<typeof chatReplySchema>
+export type ChatStreamEvent = {
+  [K in keyof typeof chatStreamEventSchemas]: { event: K; data: z.infer<(typeof chatStreamEventSchemas)[K]> }
+}[keyof typeof chatStreamEventSchemas]

@@ -1,0 +1,78 @@
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import type { OrderStatus, PaymentType } from '#contracts/payments.ts'
+import type { BillingCycle } from '#contracts/plans.ts'
+import { plans } from './diamonds.ts'
+import { users } from './users.ts'
+
+export type PaymentProvider = 'stripe' | 'btcpay' | 'sandbox'
+
+/**
+ * One attempt to buy a plan. Created before the user is sent to the provider; the provider's
+ * webhook (or the sandbox) moves it out of `pending`. `providerRef` is the Checkout Session or the
+ * BTCPay invoice.
+ */
+export const orders = pgTable(
+  'orders',
+  {
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    planId: text('plan_id')
+      .notNull()
+      .references(() => plans.id),
+    billingCycle: text('billing_cycle').$type<BillingCycle>().notNull(),
+    paymentType: text('payment_type').$type<PaymentType>().notNull(),
+    provider: text('provider').$type<PaymentProvider>().notNull(),
+    providerRef: text('provider_ref'),
+    status: text('status').$type<OrderStatus>().notNull().default('pending'),
+    amount: integer('amount').notNull(),
+    currency: text('currency').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    paidAt: timestamp('paid_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('orders_provider_ref_key').on(table.provider, table.providerRef),
+    index('orders_user_idx').on(table.userId, table.createdAt.desc()),
+  ],
+)
+
+/**
+ * The plan a user holds beyond the free one, one row per user. The plan counts while
+ * `currentPeriodEnd` is in the future, whatever the status says: a cancelled or past-due plan keeps
+ * what was paid for until then.
+ */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    planId: text('plan_id')
+      .notNull()
+      .references(() => plans.id),
+    billingCycle: text('billing_cycle').$type<BillingCycle>().notNull(),
+    provider: text('provider').$type<PaymentProvider>().notNull(),
+    /** Stripe's subscription id; null for crypto and sandbox plans, which do not renew. */
+    providerSubscriptionId: text('provider_subscription_id'),
+    status: text('status').$type<'active' | 'past_due' | 'canceled'>().notNull(),
+    currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }).notNull(),
+    /** Time of the newest provider event applied, so an older event arriving late changes nothing. */
+    lastEventAt: timestamp('last_event_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex('subscriptions_provider_subscription_key').on(table.providerSubscriptionId)],
+)
+
+/** Provider events already handled: a replayed webhook is recognised and answered without effect. */
+export const paymentEvents = pgTable(
+  'payment_events',
+  {
+    provider: text('provider').$type<PaymentProvider>().notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex('payment_events_key').on(table.provider, table.eventId)],
+)

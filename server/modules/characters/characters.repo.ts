@@ -1,0 +1,211 @@
+import { desc, eq, inArray } from 'drizzle-orm'
+import type { CardExtras, Lorebook, ReportReason, Visibility } from '#contracts/characters.ts'
+import type { Db } from '#db/client.ts'
+import { roleReports } from '#db/schema/reports.ts'
+import { roles, roleTags, tags } from '#db/schema/roles.ts'
+import { users } from '#db/schema/users.ts'
+import { findTag, slugForTag } from './tag-slug.ts'
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+type TagRow = { id: number; slug: string; names: Record<string, string> }
+
+/** Every column a character's owner writes through the form. */
+export type RoleWrite = {
+  name: string
+  introduction: string
+  scenario: string
+  personality: string
+  description: string
+  firstMessage: string
+  alternateGreetings: string[]
+  exampleDialogue: string
+  visibility: Visibility
+  isAdult: boolean
+  characterBook: Lorebook | null
+  cardExtras: Partial<CardExtras>
+  avatarImageId: string | null
+  avatarBlurredImageId: string | null
+  bannerImageId: string | null
+  /** Existing slugs or names, or new names; resolved (and created) in the same transaction. */
+  tags: string[]
+}
+
+const ownershipColumns = {
+  id: roles.id,
+  publicId: roles.publicId,
+  creatorId: roles.creatorId,
+  visibility: roles.visibility,
+  isAdult: roles.isAdult,
+  avatarImageId: roles.avatarImageId,
+  avatarBlurredImageId: roles.avatarBlurredImageId,
+  bannerImageId: roles.bannerImageId,
+}
+export type RoleOwnership = {
+  id: number
+  publicId: string
+  creatorId: string | null
+  visibility: Visibility
+  isAdult: boolean
+  avatarImageId: string | null
+  avatarBlurredImageId: string | null
+  bannerImageId: string | null
+}
+
+const fullColumns = {
+  ...ownershipColumns,
+  name: roles.name,
+  introduction: roles.introduction,
+  scenario: roles.scenario,
+  personality: roles.personality,
+  description: roles.description,
+  firstMessage: roles.firstMessage,
+  alternateGreetings: roles.alternateGreetings,
+  exampleDialogue: roles.exampleDialogue,
+  characterBook: roles.characterBook,
+  cardExtras: roles.cardExtras,
+  chatCount: roles.chatCount,
+  createdAt: roles.createdAt,
+  updatedAt: roles.updatedAt,
+  creatorUsername: users.username,
+}
+
+export function createCharactersRepo(db: Db) {
+  /** The tags of a save, creating the new ones (named in the writer's locale). */
+  async function resolveTags(tx: Tx, typed: string[], locale: string): Promise<TagRow[]> {
+    if (typed.length === 0) return []
+    const known: TagRow[] = await tx.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags)
+    const chosen = new Map<number, TagRow>()
+    for (const name of typed) {
+      let tag = findTag(known, name)
+      if (!tag) {
+        const slug = slugForTag(name)
+        const [inserted] = await tx
+          .insert(tags)
+          .values({ slug, names: { [locale]: name } })
+          .onConflictDoNothing({ target: tags.slug })
+          .returning({ id: tags.id, slug: tags.slug, names: tags.names })
+        tag =
+          inserted ??
+          (
+            await tx.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags).where(eq(tags.slug, slug))
+          )[0]
+        if (!tag) continue
+        known.push(tag)
+      }
+      chosen.set(tag.id, tag)
+    }
+    return [...chosen.values()]
+  }
+
+  /** Name, every tag name and introduction: what the catalogue's search reads (as its repo writes it). */
+  function searchText(write: RoleWrite, roleTagRows: TagRow[]): string {
+    return [write.name, ...roleTagRows.flatMap((t) => Object.values(t.names)), write.introduction].join(' ')
+  }
+
+  function columnsOf(write: RoleWrite) {
+    const { tags: _tags, ...columns } = write
+    return columns
+  }
+
+  return {
+    async createRole(write: RoleWrite, owner: { publicId: string; creatorId: string; locale: string }) {
+      return db.transaction(async (tx) => {
+        const roleTagRows = await resolveTags(tx, write.tags, owner.locale)
+        const [row] = await tx
+          .insert(roles)
+          .values({
+            ...columnsOf(write),
+            publicId: owner.publicId,
+            creatorId: owner.creatorId,
+            searchText: searchText(write, roleTagRows),
+          })
+          .returning({ id: roles.id })
+        if (!row) throw new Error('role was not created')
+        if (roleTagRows.length > 0) {
+          await tx.insert(roleTags).values(roleTagRows.map((t) => ({ roleId: row.id, tagId: t.id })))
+        }
+        return row.id
+      })
+    },
+
+    async updateRole(id: number, write: RoleWrite, locale: string) {
+      await db.transaction(async (tx) => {
+        const roleTagRows = await resolveTags(tx, write.tags, locale)
+        await tx
+          .update(roles)
+          .set({ ...columnsOf(write), searchText: searchText(write, roleTagRows), updatedAt: new Date() })
+          .where(eq(roles.id, id))
+        await tx.delete(roleTags).where(eq(roleTags.roleId, id))
+        if (roleTagRows.length > 0) {
+          await tx.insert(roleTags).values(roleTagRows.map((t) => ({ roleId: id, tagId: t.id })))
+        }
+      })
+    },
+
+    /** Ratings, tags and reports go with it; chats keep their messages and lose the character. */
+    async deleteRole(id: number) {
+      await db.delete(roles).where(eq(roles.id, id))
+    },
+
+    async findOwnership(publicId: string): Promise<RoleOwnership | null> {
+      const [row] = await db.select(ownershipColumns).from(roles).where(eq(roles.publicId, publicId)).limit(1)
+      return row ?? null
+    },
+
+    /** Everything about one character (for the edit form and for export). */
+    async findFull(publicId: string) {
+      const [row] = await db
+        .select(fullColumns)
+        .from(roles)
+        .leftJoin(users, eq(users.id, roles.creatorId))
+        .where(eq(roles.publicId, publicId))
+        .limit(1)
+      return row ?? null
+    },
+
+    /** One user's characters, newest first. */
+    async listOwnedBy(userId: string) {
+      return db
+        .select({
+          id: roles.id,
+          publicId: roles.publicId,
+          name: roles.name,
+          avatarImageId: roles.avatarImageId,
+          avatarBlurredImageId: roles.avatarBlurredImageId,
+          visibility: roles.visibility,
+          isAdult: roles.isAdult,
+          chatCount: roles.chatCount,
+          createdAt: roles.createdAt,
+          updatedAt: roles.updatedAt,
+        })
+        .from(roles)
+        .where(eq(roles.creatorId, userId))
+        .orderBy(desc(roles.createdAt), desc(roles.id))
+    },
+
+    async tagsOfRoles(roleIds: number[]) {
+      if (roleIds.length === 0) return []
+      return db
+        .select({ roleId: roleTags.roleId, slug: tags.slug, names: tags.names })
+        .from(roleTags)
+        .innerJoin(tags, eq(tags.id, roleTags.tagId))
+        .where(inArray(roleTags.roleId, roleIds))
+        .orderBy(tags.slug)
+    },
+
+    async allTags(): Promise<TagRow[]> {
+      return db.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags)
+    },
+
+    async insertReport(report: { roleId: number; reporterId: string | null; reason: ReportReason; text: string }) {
+      const [row] = await db.insert(roleReports).values(report).returning({ id: roleReports.id })
+      return row?.id ?? null
+    },
+
+    async reportsOf(roleId: number) {
+      return db.select().from(roleReports).where(eq(roleReports.roleId, roleId)).orderBy(roleReports.id)
+    },
+  }
+}
+
+export type CharactersRepo = ReturnType<typeof createCharactersRepo>

@@ -1,0 +1,347 @@
+import { randomBytes } from 'node:crypto'
+import type { Tag, Viewer } from '#contracts/catalogue.ts'
+import type { EditableRole, ImportResult, MyRole, OwnRole, ReportReason } from '#contracts/characters.ts'
+import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
+import { AppError } from '#server/lib/errors.ts'
+import { CARD_LIMITS, CardError } from '#server/modules/cards/card-types.ts'
+import { exportCardJson, exportCardPng } from '#server/modules/cards/export-card.ts'
+import { detectCardFormat, importCard } from '#server/modules/cards/import-card.ts'
+import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
+import {
+  AVATAR,
+  BANNER,
+  type ImageKind,
+  type ImagesService,
+  imageUrl,
+  UPLOAD_FORMATS,
+} from '#server/modules/images/images.service.ts'
+import { draftOfCharacter, fileNameFor, formOfDraft, readCardExtras } from './card-mapping.ts'
+import type { CharactersRepo, RoleOwnership, RoleWrite } from './characters.repo.ts'
+import type { Upload } from './multipart.ts'
+import { fieldsError, type RoleForm } from './role-form.ts'
+import { findTag } from './tag-slug.ts'
+
+export type CharactersDeps = {
+  repo: CharactersRepo
+  images: Pick<ImagesService, 'store' | 'preview' | 'find' | 'removeUnused'>
+  catalogue: Pick<CatalogueService, 'getRole' | 'invalidateListings'>
+}
+
+type TagNames = { slug: string; names: Record<string, string> }
+
+function localeOf(requested: string): string {
+  return isLocale(requested) ? requested : DEFAULT_LOCALE
+}
+
+function localName(names: Record<string, string>, locale: string): string {
+  return names[locale] ?? names[DEFAULT_LOCALE] ?? Object.values(names)[0] ?? ''
+}
+
+/** Public ids of created characters: 12 base-36 characters, like the seeded ones. */
+function newPublicId(): string {
+  return randomBytes(8).readBigUInt64BE(0).toString(36).padStart(13, '0').slice(0, 12)
+}
+
+/** A CardError as the one server error: 413 for sizes, else 400 `INVALID_CARD`; `details.reason` is its code. */
+export function cardErrorToAppError(error: CardError): AppError {
+  const details = { reason: error.code, ...error.details }
+  if (error.code === 'too_large' || error.code === 'zip_too_large') {
+    return new AppError(413, 'PAYLOAD_TOO_LARGE', error.message, details)
+  }
+  return new AppError(400, 'INVALID_CARD', error.message, details)
+}
+
+/** Only the character's creator may change it. Someone else's private character does not exist for them. */
+function assertOwner(role: RoleOwnership | null, userId: string): RoleOwnership {
+  if (!role || (role.visibility === 'private' && role.creatorId !== userId)) {
+    throw AppError.notFound('No such character')
+  }
+  if (role.creatorId !== userId) throw AppError.forbidden('Only its creator may change this character')
+  return role
+}
+
+export function createCharactersService({ repo, images, catalogue }: CharactersDeps) {
+  async function tagsById(roleIds: number[], locale: string): Promise<Map<number, Tag[]>> {
+    const byRole = new Map<number, Tag[]>()
+    for (const row of await repo.tagsOfRoles(roleIds)) {
+      const list = byRole.get(row.roleId) ?? []
+      list.push({ slug: row.slug, name: localName(row.names, locale) })
+      byRole.set(row.roleId, list)
+    }
+    return byRole
+  }
+
+  async function editable(publicId: string, locale: string): Promise<EditableRole> {
+    const row = await repo.findFull(publicId)
+    if (!row) throw AppError.notFound('No such character')
+    const roleTags = (await tagsById([row.id], locale)).get(row.id) ?? []
+    return {
+      roleId: row.publicId,
+      name: row.name,
+      avatarUrl: imageUrl(row.avatarImageId),
+      bannerUrl: imageUrl(row.bannerImageId),
+      tags: roleTags,
+      introduction: row.introduction,
+      scenario: row.scenario,
+      personality: row.personality,
+      details: row.description,
+      firstMessage: row.firstMessage,
+      alternateGreetings: row.alternateGreetings,
+      exampleDialogue: row.exampleDialogue,
+      visibility: row.visibility,
+      isAdult: row.isAdult,
+      lorebook: row.characterBook,
+      cardExtras: readCardExtras(row.cardExtras),
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    }
+  }
+
+  /** Stores an upload; an upload that is no image is a field error of that field. */
+  async function storeUpload(upload: Upload, kind: ImageKind, path: 'avatar' | 'banner', isAdult: boolean) {
+    try {
+      return await images.store(upload.bytes, kind, {
+        gated: isAdult,
+        blurredTwin: path === 'avatar',
+        accept: UPLOAD_FORMATS,
+      })
+    } catch (error) {
+      if (error instanceof AppError && (error.status === 415 || error.status === 400)) {
+        throw fieldsError([{ path, code: 'not_an_image' }])
+      }
+      throw error
+    }
+  }
+
+  /** Re-stores a kept image when the adult flag changes: adult images are gated and have a blurred twin. */
+  async function restore(imageId: string, kind: ImageKind, isAdult: boolean, twin: boolean) {
+    const image = await images.find(imageId)
+    if (!image) return null
+    return images.store(image.bytes, kind, { gated: isAdult, blurredTwin: twin })
+  }
+
+  /**
+   * The image columns after a save, plus the images made (removed again if the save fails) and
+   * the ones replaced (removed once it succeeded).
+   */
+  async function imagesFor(form: RoleForm, current: RoleOwnership | null, isAdult: boolean) {
+    const created: string[] = []
+    const replaced: (string | null)[] = []
+    let avatarImageId = current?.avatarImageId ?? null
+    let avatarBlurredImageId = current?.avatarBlurredImageId ?? null
+    let bannerImageId = current?.bannerImageId ?? null
+    const flagChanged = current !== null && current.isAdult !== isAdult
+    try {
+      if (form.avatar || form.removeAvatar || (flagChanged && avatarImageId)) {
+        replaced.push(avatarImageId, avatarBlurredImageId)
+        const stored = form.avatar
+          ? await storeUpload(form.avatar, AVATAR, 'avatar', isAdult)
+          : form.removeAvatar || !avatarImageId
+            ? null
+            : await restore(avatarImageId, AVATAR, isAdult, true)
+        if (stored) created.push(stored.id, ...(stored.blurredId ? [stored.blurredId] : []))
+        avatarImageId = stored?.id ?? null
+        avatarBlurredImageId = stored?.blurredId ?? null
+      }
+      if (form.banner || form.removeBanner || (flagChanged && bannerImageId)) {
+        replaced.push(bannerImageId)
+        const stored = form.banner
+          ? await storeUpload(form.banner, BANNER, 'banner', isAdult)
+          : form.removeBanner || !bannerImageId
+            ? null
+            : await restore(bannerImageId, BANNER, isAdult, false)
+        if (stored) created.push(stored.id)
+        bannerImageId = stored?.id ?? null
+      }
+    } catch (error) {
+      await images.removeUnused(created)
+      throw error
+    }
+    return { columns: { avatarImageId, avatarBlurredImageId, bannerImageId }, created, replaced }
+  }
+
+  function writeOf(
+    form: RoleForm,
+    imageColumns: Pick<RoleWrite, 'avatarImageId' | 'avatarBlurredImageId' | 'bannerImageId'>,
+    kept: { characterBook: RoleWrite['characterBook']; cardExtras: RoleWrite['cardExtras'] },
+  ): RoleWrite {
+    const { fields } = form
+    return {
+      name: fields.name,
+      introduction: fields.introduction,
+      scenario: fields.scenario,
+      personality: fields.personality,
+      description: fields.details,
+      firstMessage: fields.firstMessage,
+      alternateGreetings: fields.alternateGreetings,
+      exampleDialogue: fields.exampleDialogue,
+      visibility: fields.visibility,
+      isAdult: fields.isAdult,
+      tags: fields.tags,
+      characterBook: form.lorebook === undefined ? kept.characterBook : form.lorebook,
+      cardExtras: form.cardExtras ?? kept.cardExtras,
+      ...imageColumns,
+    }
+  }
+
+  return {
+    /** `POST /api/addRole`: a new character owned by the user. */
+    async createRole(userId: string, form: RoleForm, requestedLocale: string): Promise<EditableRole> {
+      const locale = localeOf(requestedLocale)
+      const stored = await imagesFor(form, null, form.fields.isAdult)
+      const publicId = newPublicId()
+      try {
+        await repo.createRole(writeOf(form, stored.columns, { characterBook: null, cardExtras: {} }), {
+          publicId,
+          creatorId: userId,
+          locale,
+        })
+      } catch (error) {
+        await images.removeUnused(stored.created)
+        throw error
+      }
+      if (form.fields.visibility === 'public') await catalogue.invalidateListings()
+      return editable(publicId, locale)
+    },
+
+    async updateRole(userId: string, publicId: string, form: RoleForm, requestedLocale: string): Promise<EditableRole> {
+      const locale = localeOf(requestedLocale)
+      const current = assertOwner(await repo.findOwnership(publicId), userId)
+      const full = await repo.findFull(publicId)
+      const stored = await imagesFor(form, current, form.fields.isAdult)
+      try {
+        await repo.updateRole(
+          current.id,
+          writeOf(form, stored.columns, {
+            characterBook: full?.characterBook ?? null,
+            cardExtras: full?.cardExtras ?? {},
+          }),
+          locale,
+        )
+      } catch (error) {
+        await images.removeUnused(stored.created)
+        throw error
+      }
+      await images.removeUnused(stored.replaced)
+      await catalogue.invalidateListings()
+      return editable(publicId, locale)
+    },
+
+    async deleteRole(userId: string, publicId: string): Promise<void> {
+      const current = assertOwner(await repo.findOwnership(publicId), userId)
+      await repo.deleteRole(current.id)
+      await images.removeUnused([current.avatarImageId, current.avatarBlurredImageId, current.bannerImageId])
+      await catalogue.invalidateListings()
+    },
+
+    /** "My characters": every character the user created, private ones included. */
+    async listOwn(userId: string, requestedLocale: string): Promise<MyRole[]> {
+      const locale = localeOf(requestedLocale)
+      const rows = await repo.listOwnedBy(userId)
+      const tags = await tagsById(
+        rows.map((r) => r.id),
+        locale,
+      )
+      return rows.map((row) => ({
+        roleId: row.publicId,
+        name: row.name,
+        // The owner sees their own picture; an adult one still needs the age cookie to load.
+        avatarUrl: imageUrl(row.avatarImageId),
+        tags: tags.get(row.id) ?? [],
+        visibility: row.visibility,
+        isAdult: row.isAdult,
+        chatCount: row.chatCount,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+      }))
+    },
+
+    /** One's own character: the page's view of it (private ones too) and the edit form's data. */
+    async getOwn(userId: string, publicId: string, viewer: Viewer, requestedLocale: string): Promise<OwnRole> {
+      const locale = localeOf(requestedLocale)
+      assertOwner(await repo.findOwnership(publicId), userId)
+      const role = await catalogue.getRole(publicId, viewer, locale)
+      if (!role) throw AppError.notFound('No such character')
+      return { role, form: await editable(publicId, locale) }
+    },
+
+    /**
+     * Reads a Character Card into a form draft, saving nothing: the user reviews it first. The
+     * card's picture comes back re-encoded (WebP data URL) for the form to upload with the rest.
+     */
+    async importCard(bytes: Buffer, fileName: string | undefined, requestedLocale: string): Promise<ImportResult> {
+      const locale = localeOf(requestedLocale)
+      let result: ReturnType<typeof importCard>
+      let format: ReturnType<typeof detectCardFormat>
+      try {
+        format = detectCardFormat(bytes)
+        result = importCard(bytes, fileName)
+      } catch (error) {
+        if (error instanceof CardError) throw cardErrorToAppError(error)
+        throw error
+      }
+      const report = { repaired: [...result.report.repaired], ignored: [...result.report.ignored] }
+      let avatar: string | null = null
+      if (result.draft.avatar) {
+        try {
+          const webp = await images.preview(result.draft.avatar, AVATAR, { accept: UPLOAD_FORMATS })
+          avatar = `data:image/webp;base64,${webp.toString('base64')}`
+        } catch {
+          report.ignored.push('avatar_unreadable')
+        }
+      }
+      const { tagNames, ...form } = formOfDraft(result.draft)
+      const known = await repo.allTags()
+      const tags = tagNames.map((name) => {
+        const tag = findTag(known, name)
+        return tag ? { slug: tag.slug, name: localName(tag.names, locale) } : { slug: null, name }
+      })
+      return { draft: { ...form, tags }, avatar, version: result.version, format, report }
+    },
+
+    /**
+     * A character as a Character Card: any character the viewer may see (a private one only by its
+     * creator; an adult one only after the age confirmation, like its page).
+     */
+    async exportCard(publicId: string, viewer: Viewer, format: 'png' | 'json') {
+      const row = await repo.findFull(publicId)
+      if (!row || (row.visibility === 'private' && row.creatorId !== viewer.userId)) {
+        throw AppError.notFound('No such character')
+      }
+      if (row.isAdult && !viewer.adultConfirmed) throw AppError.forbidden('Age confirmation required')
+      const tags: TagNames[] = await repo.tagsOfRoles([row.id])
+      const draft = draftOfCharacter({
+        ...row,
+        tagNames: tags.map((t) => localName(t.names, DEFAULT_LOCALE)),
+        creatorUsername: row.creatorUsername,
+      })
+      if (format === 'json') {
+        return {
+          fileName: fileNameFor(row.name, 'json'),
+          card: exportCardJson(draft),
+          private: row.visibility === 'private',
+        }
+      }
+      const avatar = row.avatarImageId ? await images.find(row.avatarImageId) : null
+      return {
+        fileName: fileNameFor(row.name, 'png'),
+        png: await exportCardPng(draft, avatar?.bytes),
+        private: row.visibility === 'private',
+      }
+    },
+
+    /** Stores a report for an operator; anyone who may see the character may report it. */
+    async reportRole(publicId: string, viewer: Viewer, report: { reason: ReportReason; text: string }) {
+      const row = await repo.findOwnership(publicId)
+      if (!row || (row.visibility === 'private' && row.creatorId !== viewer.userId)) {
+        throw AppError.notFound('No such character')
+      }
+      await repo.insertReport({ roleId: row.id, reporterId: viewer.userId, reason: report.reason, text: report.text })
+    },
+  }
+}
+
+export type CharactersService = ReturnType<typeof createCharactersService>
+
+/** The largest card file the import route reads, for its body limit. */
+export const MAX_CARD_FILE_BYTES = CARD_LIMITS.maxFileBytes

@@ -1,0 +1,162 @@
+import {
+  type CardExtras,
+  CHARACTER_LIMITS,
+  CHARACTER_TEXT_FIELDS,
+  type CharacterFields,
+  checkCharacterFields,
+  type FieldProblem,
+  type Lorebook,
+  VISIBILITIES,
+  type Visibility,
+} from '#contracts/characters.ts'
+import { cardExtrasSchema, lorebookSchema } from '#contracts/characters-schemas.ts'
+import { AppError } from '#server/lib/errors.ts'
+import { type Upload, uploadOf } from './multipart.ts'
+
+/**
+ * The character form as `POST /api/addRole` and `PUT /api/roles/:id` receive it (multipart):
+ *
+ * - text parts: `name`, `introduction`, `scenario`, `personality`, `details`, `firstMessage`,
+ *   `exampleDialogue`, `visibility` (`public` | `private`), `isAdult` (`true` | `false`);
+ * - repeated parts: `alternateGreetings`, `tags` (an existing tag's slug or name, or a new name);
+ * - JSON parts: `lorebook` (a lorebook, or `null` to remove it), `cardExtras`;
+ * - files: `avatar`, `banner` (5 MiB each, any raster image); `removeAvatar`, `removeBanner`
+ *   (`true`) drop the current one on edit.
+ *
+ * On edit, an absent file, `lorebook` or `cardExtras` part keeps what the character has.
+ */
+export type RoleForm = {
+  fields: CharacterFields
+  /** undefined: not sent (keep); null: remove. */
+  lorebook: Lorebook | null | undefined
+  cardExtras: CardExtras | undefined
+  avatar: Upload | null
+  banner: Upload | null
+  removeAvatar: boolean
+  removeBanner: boolean
+}
+
+function text(form: FormData, name: string): string {
+  const value = form.get(name)
+  return typeof value === 'string' ? value.replace(/\r\n?/g, '\n').trim() : ''
+}
+
+function texts(form: FormData, name: string): string[] {
+  return form
+    .getAll(name)
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => v.replace(/\r\n?/g, '\n').trim())
+    .filter(Boolean)
+}
+
+function flag(form: FormData, name: string): boolean {
+  const value = form.get(name)
+  return value === 'true' || value === '1' || value === 'on'
+}
+
+function uniqueIgnoringCase(list: string[]): string[] {
+  const seen = new Set<string>()
+  return list.filter((item) => {
+    const key = item.toLocaleLowerCase()
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/** A JSON part checked against its schema and byte limit; problems are added to the list. */
+function jsonPart<T>(
+  form: FormData,
+  name: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  maxBytes: number,
+  problems: FieldProblem[],
+): T | null | undefined {
+  const value = form.get(name)
+  if (value === null) return undefined
+  if (typeof value !== 'string') {
+    problems.push({ path: name, code: 'invalid' })
+    return undefined
+  }
+  if (value.trim() === '' || value.trim() === 'null') return null
+  if (Buffer.byteLength(value) > maxBytes) {
+    problems.push({ path: name, code: 'too_long', limit: maxBytes })
+    return undefined
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(value)
+  } catch {
+    problems.push({ path: name, code: 'invalid' })
+    return undefined
+  }
+  const result = schema.safeParse(parsed)
+  if (!result.success) {
+    problems.push({ path: name, code: 'invalid' })
+    return undefined
+  }
+  return result.data
+}
+
+async function filePart(form: FormData, name: string, problems: FieldProblem[]): Promise<Upload | null> {
+  const value = form.get(name)
+  if (typeof value === 'string') {
+    if (value !== '') problems.push({ path: name, code: 'invalid' })
+    return null
+  }
+  if (value && value.size > CHARACTER_LIMITS.imageBytes) {
+    problems.push({ path: name, code: 'file_too_large', limit: CHARACTER_LIMITS.imageBytes })
+    return null
+  }
+  return uploadOf(value)
+}
+
+/** The error every refused field leads to; `details` lists each problem by field for the form. */
+export function fieldsError(problems: FieldProblem[]): AppError {
+  const details = problems.map((p) => ({ ...p, message: p.code, in: 'body' }))
+  if (problems.some((p) => p.code === 'file_too_large')) {
+    return new AppError(413, 'PAYLOAD_TOO_LARGE', 'An image is over the size limit.', details)
+  }
+  if (problems.every((p) => p.code === 'not_an_image')) {
+    return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'This is not a supported image.', details)
+  }
+  return new AppError(400, 'VALIDATION_ERROR', 'Some fields are not valid.', details)
+}
+
+/** Reads and checks the whole form; throws with every problem at once so the form can show them all. */
+export async function parseRoleForm(form: FormData): Promise<RoleForm> {
+  const problems: FieldProblem[] = []
+  const visibility = text(form, 'visibility') || 'public'
+  const fields: CharacterFields = {
+    name: text(form, 'name'),
+    introduction: text(form, 'introduction'),
+    scenario: text(form, 'scenario'),
+    personality: text(form, 'personality'),
+    details: text(form, 'details'),
+    firstMessage: text(form, 'firstMessage'),
+    exampleDialogue: text(form, 'exampleDialogue'),
+    alternateGreetings: texts(form, 'alternateGreetings'),
+    tags: uniqueIgnoringCase(texts(form, 'tags')),
+    visibility: (VISIBILITIES as readonly string[]).includes(visibility) ? (visibility as Visibility) : 'public',
+    isAdult: flag(form, 'isAdult'),
+  }
+  if (!(VISIBILITIES as readonly string[]).includes(visibility)) problems.push({ path: 'visibility', code: 'invalid' })
+  for (const field of CHARACTER_TEXT_FIELDS) {
+    if (form.get(field) instanceof File) problems.push({ path: field, code: 'invalid' })
+  }
+  problems.push(...checkCharacterFields(fields))
+  const lorebook = jsonPart(form, 'lorebook', lorebookSchema, CHARACTER_LIMITS.lorebookBytes, problems)
+  const cardExtras = jsonPart(form, 'cardExtras', cardExtrasSchema, CHARACTER_LIMITS.cardExtrasBytes, problems)
+  const avatar = await filePart(form, 'avatar', problems)
+  const banner = await filePart(form, 'banner', problems)
+  if (problems.length > 0) throw fieldsError(problems)
+  return {
+    fields,
+    lorebook,
+    cardExtras: cardExtras ?? undefined,
+    avatar,
+    banner,
+    removeAvatar: flag(form, 'removeAvatar'),
+    removeBanner: flag(form, 'removeBanner'),
+  }
+}

@@ -1,0 +1,448 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ADULT_COOKIE } from '#contracts/catalogue.ts'
+import { CHAT_SEND_LIMIT, type ChatStreamEventName } from '#contracts/chat.ts'
+import {
+  chatBody,
+  chatMessageSchema,
+  chatReplySchema,
+  chatSessionDetailSchema,
+  chatSessionListSchema,
+  createdSessionSchema,
+  createSessionBody,
+  editedMessageSchema,
+  editMessageBody,
+  memorySchema,
+  messagePageSchema,
+  messageRefBody,
+  messagesBody,
+  regenerateBody,
+  selectSwipeBody,
+  sessionBody,
+  sessionRef,
+  sessionRefLoose,
+  sessionsBody,
+  swipeListSchema,
+  updateMemoryBody,
+} from '#contracts/chat-schemas.ts'
+import { AppError } from '#server/lib/errors.ts'
+import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { enforceLimit } from '#server/lib/rate-limit.ts'
+import { ok, okSchema } from '#server/lib/reply.ts'
+import { type ChatService, invalidSession, type TurnHooks, type TurnOutcome } from './chat.service.ts'
+
+/** A comment line now and then keeps proxies from closing a stream that waits for a slow model. */
+const KEEPALIVE_MS = 15_000
+
+const security = [{ bearer: [] }]
+/** A POST without a body (Fastify hands null) reads as an empty object, so the defaults apply. */
+const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? {}, schema)
+const adultCookie = (request: FastifyRequest) => request.cookies[ADULT_COOKIE] === '1'
+
+/** Aborts when the client goes away before the answer is complete (closed tab, stop button, timeout). */
+function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController()
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort()
+  })
+  return controller.signal
+}
+
+/**
+ * A server-sent event stream on the raw response. Fastify's serialisation and compression stay out
+ * of the way (`hijack`), so each event leaves at once.
+ */
+function openEventStream(reply: FastifyReply) {
+  reply.hijack()
+  const raw = reply.raw
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (typeof value === 'string') headers[name] = value
+  }
+  raw.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+  })
+  const open = () => !raw.destroyed && !raw.writableEnded
+  const keepalive = setInterval(() => {
+    if (open()) raw.write(': keep-alive\n\n')
+  }, KEEPALIVE_MS)
+  keepalive.unref()
+  return {
+    send(event: ChatStreamEventName, data: unknown) {
+      if (open()) raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    },
+    end() {
+      clearInterval(keepalive)
+      if (open()) raw.end()
+    },
+  }
+}
+
+type Turn = (hooks: TurnHooks) => Promise<TurnOutcome>
+
+/** Runs a turn for a JSON caller: the stored reply, or the failure as an error envelope. */
+async function answerJson(reply: FastifyReply, turn: Turn) {
+  const outcome = await turn({ signal: disconnectSignal(reply), onStart() {}, onDelta() {} })
+  if (outcome.kind === 'failed') throw outcome.error
+  if (outcome.kind === 'stopped' && !outcome.result) {
+    throw new AppError(409, 'MODEL_ERROR', 'The reply was stopped before any text arrived.', {
+      kind: 'aborted',
+      partialKept: false,
+      reply: null,
+    })
+  }
+  return ok((outcome.result ?? null) as z.infer<typeof chatReplySchema>)
+}
+
+/**
+ * Runs a turn as server-sent events. Until the user's message is stored, a refusal is an ordinary
+ * JSON error; from then on everything, failures included, is an event of the stream.
+ */
+async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: Turn) {
+  let stream: ReturnType<typeof openEventStream> | undefined
+  let userMessageId: number | null = null
+  try {
+    const outcome = await turn({
+      signal: disconnectSignal(reply),
+      onStart(start) {
+        userMessageId = start.userMessage?.id ?? null
+        stream = openEventStream(reply)
+        stream.send('start', start)
+      },
+      onDelta(text) {
+        stream?.send('delta', { text })
+      },
+    })
+    if (!stream) throw new Error('turn ended without starting')
+    if (outcome.kind === 'done') stream.send('done', outcome.result)
+    else if (outcome.kind === 'stopped')
+      stream.send('stopped', { reply: outcome.reply, partialKept: Boolean(outcome.reply) })
+    else stream.send('error', outcome.event)
+    stream.end()
+  } catch (error) {
+    if (!stream) throw error
+    request.log.error({ err: error }, 'chat stream failed')
+    stream.send('error', {
+      code: 'INTERNAL_ERROR',
+      kind: null,
+      message: 'Internal server error',
+      partialKept: false,
+      reply: null,
+      userMessageId,
+    })
+    stream.end()
+  }
+  return reply
+}
+
+const streamResponse = {
+  200: z.string().describe('text/event-stream: start, delta*, then one of done, stopped, error'),
+}
+
+export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginAsyncZod {
+  return async (app) => {
+    const userOf = (request: FastifyRequest) => request.userId ?? ''
+    const limitSending = (request: FastifyRequest) => enforceLimit(kv, `chat:user:${userOf(request)}`, CHAT_SEND_LIMIT)
+    /** The session id from the body or, as the spec has it for /api/session, the query. */
+    const sessionIdOf = (request: {
+      body: { sessionId?: string | undefined }
+      query: { sessionId?: string | undefined }
+    }) => {
+      const id = request.body.sessionId ?? request.query.sessionId
+      if (!id) throw invalidSession()
+      return id
+    }
+
+    app.post(
+      '/createSession',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: "Start a chat with a character; its first message is the character's greeting",
+          security,
+          body: createSessionBody,
+          response: { 200: okSchema(createdSessionSchema) },
+        },
+      },
+      async (request) => ok(await chat.createSession(userOf(request), request.body.roleId, adultCookie(request))),
+    )
+
+    app.post(
+      '/sessions',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: "The user's chats, most recently active first",
+          security,
+          body: optionalBody(sessionsBody),
+          response: { 200: okSchema(chatSessionListSchema) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'private, no-store')
+        const { page, pageSize } = request.body
+        return ok(await chat.listSessions(userOf(request), page, pageSize, adultCookie(request)))
+      },
+    )
+
+    app.post(
+      '/session',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'One chat: character, memory note, context gauge (sessionId in the body or the query)',
+          security,
+          querystring: sessionRefLoose,
+          body: optionalBody(sessionBody),
+          response: { 200: okSchema(chatSessionDetailSchema) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'private, no-store')
+        return ok(
+          await chat.getSession(userOf(request), sessionIdOf(request), {
+            chatModelId: request.body.chatModelId,
+            adultCookie: adultCookie(request),
+          }),
+        )
+      },
+    )
+
+    app.post(
+      '/messages',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Messages of a chat, newest first; pass nextBefore as before for older ones',
+          security,
+          querystring: sessionRefLoose,
+          body: optionalBody(messagesBody),
+          response: { 200: okSchema(messagePageSchema) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'private, no-store')
+        const { before, limit } = request.body
+        return ok(await chat.listMessages(userOf(request), sessionIdOf(request), before, limit))
+      },
+    )
+
+    app.post(
+      '/chat',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Send a message and wait for the whole reply (data.content)',
+          security,
+          body: chatBody,
+          response: { 200: okSchema(chatReplySchema) },
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerJson(reply, (hooks) => chat.send(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
+      '/chat/stream',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Send a message; the reply streams as server-sent events',
+          security,
+          body: chatBody,
+          response: streamResponse,
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerStream(request, reply, (hooks) => chat.send(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
+      '/chat/regenerate',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'A new alternative of the last reply, or the reply a last user message never got (retry)',
+          security,
+          body: regenerateBody,
+          response: { 200: okSchema(chatReplySchema) },
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerJson(reply, (hooks) => chat.regenerate(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
+      '/chat/regenerate/stream',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Regenerate, streamed as server-sent events',
+          security,
+          body: regenerateBody,
+          response: streamResponse,
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerStream(request, reply, (hooks) => chat.regenerate(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
+      '/chat/stop',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Stop the reply being written; the text so far is kept as an interrupted reply',
+          security,
+          body: sessionRef,
+          response: { 200: okSchema(z.object({ stopped: z.boolean() })) },
+        },
+      },
+      async (request) => ok({ stopped: await chat.stop(userOf(request), request.body.sessionId) }),
+    )
+
+    app.post(
+      '/chat/swipes',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Every alternative of a reply (for the greeting: the character’s greetings)',
+          security,
+          body: messageRefBody,
+          response: { 200: okSchema(swipeListSchema) },
+        },
+      },
+      async (request) => {
+        const { sessionId, messageId } = request.body
+        return ok(await chat.listSwipes(userOf(request), sessionId, messageId))
+      },
+    )
+
+    app.post(
+      '/chat/selectSwipe',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Show another alternative of a reply',
+          security,
+          body: selectSwipeBody,
+          response: { 200: okSchema(z.object({ message: chatMessageSchema })) },
+        },
+      },
+      async (request) => {
+        const { sessionId, messageId, swipeIndex } = request.body
+        return ok({ message: await chat.selectSwipe(userOf(request), sessionId, messageId, swipeIndex) })
+      },
+    )
+
+    app.post(
+      '/chat/editMessage',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Edit one of your messages; later messages are removed (regenerate to get the new reply)',
+          security,
+          body: editMessageBody,
+          response: { 200: okSchema(editedMessageSchema) },
+        },
+      },
+      async (request) => {
+        const { sessionId, messageId, content } = request.body
+        return ok(await chat.editMessage(userOf(request), sessionId, messageId, content))
+      },
+    )
+
+    app.post(
+      '/chat/deleteMessage',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Delete one message (with all its alternatives)',
+          security,
+          body: messageRefBody,
+          response: { 200: okSchema(z.object({ deleted: z.literal(true) })) },
+        },
+      },
+      async (request) => {
+        const { sessionId, messageId } = request.body
+        return ok(await chat.deleteMessage(userOf(request), sessionId, messageId))
+      },
+    )
+
+    app.post(
+      '/deleteSession',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Delete a chat and all its messages',
+          security,
+          body: sessionRef,
+          response: { 200: okSchema(z.object({ deleted: z.literal(true) })) },
+        },
+      },
+      async (request) => ok(await chat.deleteSession(userOf(request), request.body.sessionId)),
+    )
+
+    app.post(
+      '/session/memory',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'The memory note of a chat',
+          security,
+          body: sessionRef,
+          response: { 200: okSchema(memorySchema) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'private, no-store')
+        return ok(await chat.getMemory(userOf(request), request.body.sessionId))
+      },
+    )
+
+    app.post(
+      '/session/memory/update',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Replace the memory note of a chat',
+          security,
+          body: updateMemoryBody,
+          response: { 200: okSchema(memorySchema) },
+        },
+      },
+      async (request) => {
+        const { sessionId, note } = request.body
+        return ok(await chat.updateMemory(userOf(request), sessionId, note))
+      },
+    )
+  }
+}

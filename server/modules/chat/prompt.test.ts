@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest'
+import { countMessageTokens, countTokens } from '#server/modules/models/tokens.ts'
+import {
+  buildPrompt,
+  type Character,
+  contextWindow,
+  type HistoryMessage,
+  replaceMacros,
+  summaryPrompt,
+  systemPromptOf,
+  truncateToTokens,
+} from './prompt.ts'
+
+const character: Character = {
+  name: 'Aria',
+  description: '{{char}} captains the Gull.',
+  personality: 'Bold.',
+  scenario: '{{user}} stowed away on <BOT>’s ship.',
+  introduction: 'A captain of the northern seas.',
+  exampleDialogue: '{{user}}: Who are you?\n{{char}}: Your captain.',
+}
+
+function conversation(n: number, words = 40): HistoryMessage[] {
+  return Array.from({ length: n }, (_, i) => {
+    const content = `#${i + 1} ${'salt and spray '.repeat(words / 3).trim()}`
+    return { id: i + 1, author: i % 2 ? 'assistant' : 'user', content, tokens: countTokens(content) }
+  })
+}
+
+describe('macros', () => {
+  it('replaces {{char}}, {{user}}, <BOT> and <USER> in any case and spacing, and nothing else', () => {
+    expect(
+      replaceMacros('{{char}} {{Char}} {{ CHAR }} <BOT> <bot> {{user}} {{USER}} <User> {{other}} <b>', {
+        char: 'Aria',
+        user: 'Sam',
+      }),
+    ).toBe('Aria Aria Aria Aria Aria Sam Sam Sam {{other}} <b>')
+  })
+
+  it('inserts names literally, even with $ patterns', () => {
+    expect(replaceMacros('Hi {{user}}', { char: 'A', user: "$& $1 $$'" })).toBe("Hi $& $1 $$'")
+  })
+
+  it('builds the system prompt from the character with every macro filled in', () => {
+    const text = systemPromptOf(character, 'Sam', 'Sam owes Aria a favour.')
+    expect(text).toContain('You are Aria')
+    expect(text).toContain('## Aria\nAria captains the Gull.')
+    expect(text).toContain('Sam stowed away on Aria’s ship.')
+    expect(text).toContain('Sam: Who are you?\nAria: Your captain.')
+    expect(text).toContain('Sam owes Aria a favour.')
+    expect(text).not.toMatch(/\{\{|<bot>|<user>/i)
+    // Empty parts leave no empty headings.
+    expect(systemPromptOf({ ...character, scenario: '', exampleDialogue: '' }, 'Sam', '')).not.toMatch(
+      /Scenario|Example|memory/,
+    )
+  })
+})
+
+describe('context window', () => {
+  it('is the plan memory, capped by the model, with a quarter (at most 1024) kept for the reply', () => {
+    expect(contextWindow(4, 128_000)).toEqual({ windowTokens: 4000, replyReserveTokens: 1000, budgetTokens: 3000 })
+    expect(contextWindow(32, 128_000)).toEqual({ windowTokens: 32_000, replyReserveTokens: 1024, budgetTokens: 30_976 })
+    expect(contextWindow(128, 8192)).toEqual({ windowTokens: 8192, replyReserveTokens: 1024, budgetTokens: 7168 })
+  })
+})
+
+describe('buildPrompt', () => {
+  const base = { character, userName: 'Sam', memoryNote: '', olderExist: false }
+
+  it.each([
+    [4, 128_000],
+    [16, 128_000],
+    [32, 128_000],
+    [32, 4096],
+  ])('memory %iK on a %i-token model: the newest messages that fit, in order, within budget', (memoryK, ctx) => {
+    const history = conversation(3000)
+    const { budgetTokens } = contextWindow(memoryK, ctx)
+    const prompt = buildPrompt({ ...base, history, budgetTokens })
+    const [system, ...rest] = prompt.messages
+    expect(system?.role).toBe('system')
+    expect(rest.map((m) => m.content)).toEqual(history.slice(-rest.length).map((m) => m.content))
+    expect(prompt.included.map((m) => m.id)).toEqual(history.slice(-rest.length).map((m) => m.id))
+    // The count is the real one, and one more message would not have fitted.
+    expect(prompt.usedTokens).toBe(countMessageTokens(prompt.messages))
+    expect(prompt.usedTokens).toBeLessThanOrEqual(budgetTokens)
+    const next = history[history.length - rest.length - 1] as HistoryMessage
+    expect(prompt.usedTokens + countMessageTokens([{ role: next.author, content: next.content }]) - 3).toBeGreaterThan(
+      budgetTokens,
+    )
+    expect(prompt.trimmed).toBe(true)
+  })
+
+  it('keeps more messages for a bigger plan', () => {
+    const history = conversation(4000)
+    const sizes = [4, 16, 32, 128].map(
+      (k) => buildPrompt({ ...base, history, budgetTokens: contextWindow(k, 200_000).budgetTokens }).included.length,
+    )
+    expect(sizes).toEqual([...sizes].sort((a, b) => a - b))
+    expect(new Set(sizes).size).toBe(4)
+  })
+
+  it('takes everything when it fits, and says so', () => {
+    const history = conversation(6)
+    const prompt = buildPrompt({ ...base, history, budgetTokens: 30_000 })
+    expect(prompt.included).toHaveLength(6)
+    expect(prompt.trimmed).toBe(false)
+    expect(buildPrompt({ ...base, history, budgetTokens: 30_000, olderExist: true }).trimmed).toBe(true)
+  })
+
+  it('always carries the newest message, even when it alone is too big', () => {
+    const history = conversation(3, 3000)
+    const prompt = buildPrompt({ ...base, history, budgetTokens: 500 })
+    expect(prompt.included.map((m) => m.id)).toEqual([3])
+  })
+
+  it('keeps the system prompt within half the budget: examples go, then the introduction, then it is cut', () => {
+    const long = { ...character, exampleDialogue: 'example '.repeat(2000), introduction: 'intro '.repeat(2000) }
+    const mid = buildPrompt({ ...base, character: long, history: conversation(2), budgetTokens: 6000 })
+    const midSystem = String(mid.messages[0]?.content)
+    expect(midSystem).not.toContain('example example')
+    expect(midSystem).toContain('intro intro')
+    const small = buildPrompt({ ...base, character: long, history: conversation(2), budgetTokens: 1000 })
+    const smallSystem = String(small.messages[0]?.content)
+    expect(smallSystem).not.toContain('intro intro')
+    expect(smallSystem).toContain('captains the Gull')
+    const huge = { ...character, description: 'lore '.repeat(5000) }
+    const cut = buildPrompt({ ...base, character: huge, history: conversation(2), budgetTokens: 1000 })
+    expect(countMessageTokens([cut.messages[0] as { role: string; content: string }]) - 3).toBeLessThanOrEqual(500)
+    expect(cut.included.length).toBeGreaterThan(0)
+  })
+
+  it('puts the memory note in the system prompt and counts it', () => {
+    const history = conversation(200)
+    const without = buildPrompt({ ...base, history, budgetTokens: 3000 })
+    const withNote = buildPrompt({ ...base, history, budgetTokens: 3000, memoryNote: 'note '.repeat(300) })
+    expect(String(withNote.messages[0]?.content)).toContain('note note')
+    expect(withNote.included.length).toBeLessThan(without.included.length)
+  })
+})
+
+describe('helpers', () => {
+  it('truncates to a token count', () => {
+    const text = 'the quick brown fox jumps over the lazy dog '.repeat(50)
+    const cut = truncateToTokens(text, 37)
+    expect(countTokens(cut)).toBeLessThanOrEqual(37)
+    expect(countTokens(text.slice(0, cut.length + 5))).toBeGreaterThan(37)
+    expect(truncateToTokens('short', 100)).toBe('short')
+  })
+
+  it('asks for a summary of the given messages with the names and the earlier note', () => {
+    const [system, user] = summaryPrompt({
+      characterName: 'Aria',
+      userName: 'Sam',
+      note: 'Sam boarded.',
+      messages: [
+        { author: 'user', content: 'Where to?' },
+        { author: 'assistant', content: 'North.' },
+      ],
+    })
+    expect(system?.content).toContain('between Sam and Aria')
+    expect(user?.content).toBe('Memory so far:\nSam boarded.\n\nNew messages:\nSam: Where to?\n\nAria: North.')
+  })
+})

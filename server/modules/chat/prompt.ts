@@ -1,0 +1,202 @@
+import type { MessageAuthor } from '#contracts/chat.ts'
+import type { ChatMessage } from '#server/modules/models/llm-client.ts'
+import {
+  countOneMessageTokens,
+  countTokens,
+  REPLY_PRIMING_TOKENS,
+  TOKENS_PER_MESSAGE,
+} from '#server/modules/models/tokens.ts'
+
+/**
+ * The prompt of a reply: a system message built from the character and the session's memory note,
+ * then as many recent messages as fit in the budget, newest kept first. Pure functions: the
+ * service loads rows, this decides what goes in.
+ */
+
+export type Character = {
+  name: string
+  /** The character's details (roles.description). */
+  description: string
+  personality: string
+  scenario: string
+  introduction: string
+  exampleDialogue: string
+}
+
+export type HistoryMessage = { id: number; author: MessageAuthor; content: string; tokens: number }
+
+/** The most a reply may take; smaller windows keep a quarter of themselves for it. */
+export const MAX_REPLY_RESERVE_TOKENS = 1024
+
+/**
+ * The window of a call: the plan's memory, but never more than the model takes in; part of it is
+ * kept for the reply, the rest is the prompt's budget.
+ */
+export function contextWindow(memoryK: number, modelContextTokens: number) {
+  const windowTokens = Math.max(0, Math.min(memoryK * 1000, modelContextTokens))
+  const replyReserveTokens = Math.min(MAX_REPLY_RESERVE_TOKENS, Math.floor(windowTokens / 4))
+  return { windowTokens, replyReserveTokens, budgetTokens: windowTokens - replyReserveTokens }
+}
+
+// {{char}} and {{user}} (SillyTavern, Character Card V2), and the older <BOT> and <USER>; any case.
+const MACROS = /\{\{\s*(char|user)\s*\}\}|<(bot|user)>/gi
+
+export function replaceMacros(text: string, names: { char: string; user: string }): string {
+  return text.replace(MACROS, (_match, braced: string | undefined, angled: string | undefined) =>
+    (braced ?? angled ?? '').toLowerCase() === 'user' ? names.user : names.char,
+  )
+}
+
+const section = (title: string, body: string) => (body.trim() ? `## ${title}\n${body.trim()}` : '')
+
+export type SystemParts = { examples: boolean; introduction: boolean }
+
+export function systemPromptOf(
+  character: Character,
+  userName: string,
+  memoryNote: string,
+  parts: SystemParts = { examples: true, introduction: true },
+): string {
+  const text = [
+    "You are {{char}}, in an ongoing role-play with {{user}}. Stay in character. Write only {{char}}'s next reply, in the language {{user}} writes in, and never speak or act for {{user}}.",
+    section('{{char}}', character.description),
+    section('Personality', character.personality),
+    section('Scenario', character.scenario),
+    parts.introduction ? section('Introduction', character.introduction) : '',
+    section('What happened earlier (memory)', memoryNote),
+    parts.examples
+      ? section('Example dialogue (for the style only; not part of the story)', character.exampleDialogue)
+      : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n')
+  return replaceMacros(text, { char: character.name, user: userName })
+}
+
+/** The longest start of `text` that counts at most `maxTokens`. */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text
+  let low = 0
+  let high = text.length
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2)
+    if (countTokens(text.slice(0, mid)) <= maxTokens) low = mid
+    else high = mid - 1
+  }
+  return text.slice(0, low)
+}
+
+const roleTokens: Record<MessageAuthor, number> = { user: countTokens('user'), assistant: countTokens('assistant') }
+
+/** What one stored message adds to a prompt (its text was counted when it was written). */
+export function messageCost(message: Pick<HistoryMessage, 'author' | 'tokens'>): number {
+  return TOKENS_PER_MESSAGE + roleTokens[message.author] + message.tokens
+}
+
+/**
+ * A session's system prompt is the same from one message to the next (it changes with the character
+ * or the memory note), so its count is kept: counting it again is most of what building a prompt
+ * costs. Bounded; the oldest entry goes first.
+ */
+const systemCounts = new Map<string, number>()
+const SYSTEM_COUNTS_MAX = 1000
+
+function systemCost(content: string): number {
+  const known = systemCounts.get(content)
+  if (known !== undefined) return known
+  const cost = countOneMessageTokens({ role: 'system', content })
+  if (systemCounts.size >= SYSTEM_COUNTS_MAX) {
+    const oldest = systemCounts.keys().next().value
+    if (oldest !== undefined) systemCounts.delete(oldest)
+  }
+  systemCounts.set(content, cost)
+  return cost
+}
+
+export type PromptInput = {
+  character: Character
+  userName: string
+  memoryNote: string
+  /** Recent messages, oldest first; the last is the one the reply answers. */
+  history: readonly HistoryMessage[]
+  /** True when older messages exist beyond `history`. */
+  olderExist: boolean
+  budgetTokens: number
+}
+
+export type Prompt = {
+  messages: ChatMessage[]
+  usedTokens: number
+  /** The messages of `history` that made it in, oldest first. */
+  included: HistoryMessage[]
+  /** Some messages did not fit (or were not loaded because they could not). */
+  trimmed: boolean
+}
+
+/**
+ * Builds the prompt within `budgetTokens`. The system message may take at most half of it: past
+ * that, the example dialogue goes first, then the introduction, then the text is cut from the end.
+ * Messages are added newest first until the next one does not fit; the newest always goes in.
+ */
+export function buildPrompt(input: PromptInput): Prompt {
+  const { character, userName, memoryNote, history, budgetTokens } = input
+  const systemCap = Math.floor(budgetTokens / 2)
+  let system = systemPromptOf(character, userName, memoryNote)
+  if (systemCost(system) > systemCap)
+    system = systemPromptOf(character, userName, memoryNote, { examples: false, introduction: true })
+  if (systemCost(system) > systemCap)
+    system = systemPromptOf(character, userName, memoryNote, { examples: false, introduction: false })
+  if (systemCost(system) > systemCap) system = truncateToTokens(system, Math.max(0, systemCap - systemCost('')))
+  let used = REPLY_PRIMING_TOKENS + systemCost(system)
+
+  const picked: HistoryMessage[] = []
+  for (let i = history.length - 1; i >= 0; i--) {
+    const message = history[i] as HistoryMessage
+    const cost = messageCost(message)
+    if (picked.length > 0 && used + cost > budgetTokens) break
+    used += cost
+    picked.push(message)
+  }
+  picked.reverse()
+  return {
+    messages: [
+      { role: 'system', content: system },
+      ...picked.map((m): ChatMessage => ({ role: m.author, content: m.content })),
+    ],
+    usedTokens: used,
+    included: picked,
+    trimmed: picked.length < history.length || input.olderExist,
+  }
+}
+
+/** Most a summary may be; the note is cut to MEMORY_NOTE_MAX_LENGTH characters anyway. */
+export const SUMMARY_MAX_TOKENS = 600
+
+/**
+ * The request that folds messages which left the window into the memory note. The model rewrites
+ * the whole note, so it stays one coherent text instead of a growing list of fragments.
+ */
+export function summaryPrompt(input: {
+  characterName: string
+  userName: string
+  note: string
+  messages: readonly Pick<HistoryMessage, 'author' | 'content'>[]
+}): ChatMessage[] {
+  const names = { char: input.characterName, user: input.userName }
+  const transcript = input.messages
+    .map((m) => `${m.author === 'user' ? names.user : names.char}: ${m.content}`)
+    .join('\n\n')
+  return [
+    {
+      role: 'system',
+      content: replaceMacros(
+        'You keep the memory of a role-play between {{user}} and {{char}}. Rewrite the memory so that it also covers the new messages: who is who, what happened, facts learned, feelings, promises and open threads. Write in the third person and the past tense, in the language of the conversation, in at most 250 words. Answer with the memory text only.',
+        names,
+      ),
+    },
+    {
+      role: 'user',
+      content: `Memory so far:\n${input.note.trim() || '(nothing yet)'}\n\nNew messages:\n${transcript}`,
+    },
+  ]
+}

@@ -1,0 +1,188 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '#server/config.ts'
+import { DEFAULT_CONTEXT_TOKENS, loadModelRegistry, ModelsFileError } from './models.ts'
+
+const llm = {
+  baseUrl: 'http://127.0.0.1:11434/v1',
+  apiKey: 'sk-platform-secret',
+  model: 'llama3.2',
+  modelsFile: undefined,
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'rp-models-'))
+let n = 0
+function modelsFile(content: unknown) {
+  const file = path.join(dir, `models-${++n}.json`)
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content))
+  return file
+}
+
+const free = { id: 'llama3.2', name: 'Llama 3.2', premium: false, contextTokens: 8192 }
+const premium = {
+  id: 'gpt-4.1-mini',
+  name: 'GPT-4.1 mini',
+  description: 'Hosted, premium.',
+  baseUrl: 'https://api.openai.com/v1',
+  apiKey: 'sk-openai-secret',
+  premium: true,
+  diamondsPerMessage: 2,
+  contextTokens: 128000,
+}
+
+/** The problems of a file that does not load, as one text. */
+function problemsOf(content: unknown): string {
+  const file = modelsFile(content)
+  try {
+    loadModelRegistry({ ...llm, modelsFile: file })
+  } catch (error) {
+    expect(error).toBeInstanceOf(ModelsFileError)
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as Error).message
+    expect(message).toContain(file)
+    return message
+  }
+  throw new Error('expected the models file to be refused')
+}
+
+describe('model registry', () => {
+  it('offers one free model from LLM_* without MODELS_FILE', () => {
+    const registry = loadModelRegistry(llm)
+    expect(registry.models).toEqual([
+      {
+        id: 'llama3.2',
+        name: 'llama3.2',
+        description: '',
+        baseUrl: llm.baseUrl,
+        apiKey: llm.apiKey,
+        model: 'llama3.2',
+        premium: false,
+        diamondsPerMessage: 0,
+        contextTokens: DEFAULT_CONTEXT_TOKENS,
+      },
+    ])
+    expect(registry.defaultModel.id).toBe('llama3.2')
+    expect(registry.find('llama3.2')?.baseUrl).toBe(llm.baseUrl)
+  })
+
+  it('reads MODELS_FILE and fills in the defaults', () => {
+    const registry = loadModelRegistry({
+      ...llm,
+      modelsFile: modelsFile([free, premium, { ...free, id: 'qwen', model: 'qwen2.5:7b', baseUrl: `${llm.baseUrl}/` }]),
+    })
+    expect(registry.models.map((m) => m.id)).toEqual(['llama3.2', 'gpt-4.1-mini', 'qwen'])
+    expect(registry.defaultModel.id).toBe('llama3.2')
+    expect(registry.find('llama3.2')).toMatchObject({
+      baseUrl: llm.baseUrl,
+      apiKey: llm.apiKey,
+      model: 'llama3.2',
+      description: '',
+      diamondsPerMessage: 0,
+      contextTokens: 8192,
+    })
+    expect(registry.find('gpt-4.1-mini')).toMatchObject({
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-openai-secret',
+      model: 'gpt-4.1-mini',
+      premium: true,
+      diamondsPerMessage: 2,
+    })
+    // Same endpoint (a trailing slash aside): the platform key applies.
+    expect(registry.find('qwen')).toMatchObject({ model: 'qwen2.5:7b', apiKey: llm.apiKey })
+    expect(registry.find('unknown')).toBeUndefined()
+  })
+
+  it('never hands LLM_API_KEY to another endpoint', () => {
+    const { apiKey: _key, ...elsewhere } = premium
+    const registry = loadModelRegistry({ ...llm, modelsFile: modelsFile([elsewhere, { ...free, apiKey: '' }]) })
+    expect(registry.find('gpt-4.1-mini')?.apiKey).toBeUndefined()
+    // An empty apiKey means "no key", even on LLM_BASE_URL.
+    expect(registry.find('llama3.2')?.apiKey).toBeUndefined()
+  })
+
+  it('lists the public view without keys, endpoints or provider names', () => {
+    const registry = loadModelRegistry({
+      ...llm,
+      modelsFile: modelsFile([free, { ...premium, model: 'secret-provider-name' }]),
+    })
+    const listed = registry.listPublic()
+    expect(listed).toEqual([
+      {
+        id: 'llama3.2',
+        name: 'Llama 3.2',
+        description: '',
+        premium: false,
+        diamondsPerMessage: 0,
+        contextTokens: 8192,
+      },
+      {
+        id: 'gpt-4.1-mini',
+        name: 'GPT-4.1 mini',
+        description: 'Hosted, premium.',
+        premium: true,
+        diamondsPerMessage: 2,
+        contextTokens: 128000,
+      },
+    ])
+    const json = JSON.stringify(listed)
+    for (const secret of [
+      'sk-platform-secret',
+      'sk-openai-secret',
+      'api.openai.com',
+      '11434',
+      'secret-provider-name',
+    ]) {
+      expect(json).not.toContain(secret)
+    }
+  })
+
+  it('accepts the example file', () => {
+    const registry = loadModelRegistry({
+      ...llm,
+      modelsFile: path.resolve(import.meta.dirname, '../../../config/models.example.json'),
+    })
+    expect(registry.models.length).toBeGreaterThanOrEqual(2)
+    expect(registry.models.some((m) => m.premium)).toBe(true)
+    expect(registry.models.some((m) => !m.premium)).toBe(true)
+  })
+
+  it('refuses a missing or unreadable file, naming it', () => {
+    expect(() => loadModelRegistry({ ...llm, modelsFile: path.join(dir, 'nope.json') })).toThrow(
+      /MODELS_FILE \(.*nope\.json\): file not found/,
+    )
+    expect(problemsOf('[{"id": "x",')).toMatch(/not valid JSON/)
+    expect(problemsOf({ models: [free] })).toMatch(/expected array/)
+    expect(problemsOf([])).toMatch(/at least one model/)
+  })
+
+  it('refuses prices that do not match free or premium', () => {
+    expect(problemsOf([{ ...premium, diamondsPerMessage: 0 }])).toMatch(
+      /\[0\]\.diamondsPerMessage: a premium model must cost at least 1 diamond/,
+    )
+    const { diamondsPerMessage: _d, ...premiumWithoutPrice } = premium
+    expect(problemsOf([premiumWithoutPrice])).toMatch(/\[0\]\.diamondsPerMessage: a premium model/)
+    expect(problemsOf([free, { ...free, id: 'b', diamondsPerMessage: 3 }])).toMatch(
+      /\[1\]\.diamondsPerMessage: a free model costs 0 diamonds/,
+    )
+    expect(problemsOf([{ ...premium, diamondsPerMessage: 1.5 }])).toMatch(/\[0\]\.diamondsPerMessage: .*int/i)
+    expect(problemsOf([{ ...premium, diamondsPerMessage: -1 }])).toMatch(/\[0\]\.diamondsPerMessage/)
+  })
+
+  it('refuses malformed entries, naming each problem', () => {
+    const message = problemsOf([
+      { ...free, premium: 'no' },
+      { ...free, id: 'b', contextTokens: '8k' },
+      { ...free, id: 'c', baseUrl: 'not a url' },
+      { ...free, id: 'd', diamondPerMessage: 0 },
+      { name: 'No id', premium: false, contextTokens: 4096 },
+    ])
+    expect(message).toMatch(/\[0\]\.premium/)
+    expect(message).toMatch(/\[1\]\.contextTokens/)
+    expect(message).toMatch(/\[2\]\.baseUrl/)
+    expect(message).toMatch(/\[3\]: .*diamondPerMessage/)
+    expect(message).toMatch(/\[4\]\.id/)
+    expect(problemsOf([free, premium, { ...free, name: 'Again' }])).toMatch(/\[2\]\.id: duplicate id "llama3.2"/)
+  })
+})

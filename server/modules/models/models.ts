@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+import { type Config, ConfigError } from '#server/config.ts'
+
+/**
+ * The models the platform offers. Without MODELS_FILE there is one free model, the LLM_* one;
+ * with it, the file's list. The registry is read once at start; a bad file stops the start with
+ * a `ConfigError` (exit 78, like any other configuration problem).
+ */
+
+/** One model as the server knows it, endpoint and key included. Never sent to a browser. */
+export type ModelConfig = Readonly<{
+  id: string
+  name: string
+  description: string
+  /** OpenAI-compatible base URL, ending in `/v1` for most providers. */
+  baseUrl: string
+  apiKey: string | undefined
+  /** The provider's name for the model (the `model` field of the request). */
+  model: string
+  premium: boolean
+  diamondsPerMessage: number
+  /** What the model can take in: prompt plus reply, in tokens. */
+  contextTokens: number
+}>
+
+/** What `GET /api/models` may show: no endpoint, no key, no provider model name. */
+export type PublicModel = Readonly<
+  Pick<ModelConfig, 'id' | 'name' | 'description' | 'premium' | 'diamondsPerMessage' | 'contextTokens'>
+>
+
+export type ModelRegistry = Readonly<{
+  /** Every model, in the order of the file. */
+  models: readonly ModelConfig[]
+  /** The first model: what a chat uses when it names none. */
+  defaultModel: ModelConfig
+  /** The public view of every model, for the models list. */
+  listPublic(): PublicModel[]
+  /** The model with this id, or undefined. */
+  find(id: string): ModelConfig | undefined
+}>
+
+type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'>
+
+/**
+ * Without MODELS_FILE the context size of the model is unknown. Ollama, the default provider,
+ * serves 4096 tokens unless told otherwise (`OLLAMA_CONTEXT_LENGTH`) and silently drops the start
+ * of a longer prompt, which is where the character's system prompt sits. A MODELS_FILE states the
+ * real figure.
+ */
+export const DEFAULT_CONTEXT_TOKENS = 4096
+
+const modelId = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}$/, 'must be 1-100 letters, digits or . _ : / @ -')
+
+const modelEntry = z
+  .strictObject({
+    id: modelId,
+    name: z.string().trim().min(1).max(80),
+    description: z.string().trim().max(500).default(''),
+    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    apiKey: z.string().trim().optional(),
+    model: z.string().trim().min(1).max(200).optional(),
+    premium: z.boolean(),
+    diamondsPerMessage: z.number().int().min(0).default(0),
+    contextTokens: z.number().int().min(256).max(10_000_000),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.premium && entry.diamondsPerMessage === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['diamondsPerMessage'],
+        message: 'a premium model must cost at least 1 diamond per message',
+      })
+    }
+    if (!entry.premium && entry.diamondsPerMessage !== 0) {
+      ctx.addIssue({ code: 'custom', path: ['diamondsPerMessage'], message: 'a free model costs 0 diamonds' })
+    }
+  })
+
+const modelsFileSchema = z
+  .array(modelEntry)
+  .min(1, 'must list at least one model')
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>()
+    list.forEach((entry, index) => {
+      if (seen.has(entry.id))
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate id "${entry.id}"` })
+      seen.add(entry.id)
+    })
+  })
+
+/** A MODELS_FILE that cannot be used. `problems` name the entry and field of each. */
+export class ModelsFileError extends ConfigError {
+  readonly file: string
+  constructor(file: string, problems: string[]) {
+    super(problems.map((p) => `MODELS_FILE (${file}): ${p}`))
+    this.name = 'ModelsFileError'
+    this.file = file
+  }
+}
+
+const sameEndpoint = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '')
+
+/** Reads and checks MODELS_FILE. Throws `ModelsFileError` naming the file and every problem. */
+export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'apiKey'>): ModelConfig[] {
+  const resolved = path.resolve(file)
+  let text: string
+  try {
+    text = readFileSync(resolved, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new ModelsFileError(resolved, [code === 'ENOENT' ? 'file not found' : `cannot be read (${code ?? error})`])
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new ModelsFileError(resolved, [`not valid JSON (${(error as Error).message})`])
+  }
+  const parsed = modelsFileSchema.safeParse(json)
+  if (!parsed.success) {
+    throw new ModelsFileError(
+      resolved,
+      parsed.error.issues.map((issue) => {
+        const where = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
+        return `${where ? `${where.replace(/^\./, '')}: ` : ''}${issue.message}`
+      }),
+    )
+  }
+  return parsed.data.map((entry) => {
+    const baseUrl = entry.baseUrl ?? llm.baseUrl
+    return Object.freeze({
+      id: entry.id,
+      name: entry.name,
+      description: entry.description,
+      baseUrl,
+      // LLM_API_KEY belongs to LLM_BASE_URL: a model on another endpoint never receives it, so a
+      // forgotten apiKey cannot hand the platform's key to a third party. "" means "no key".
+      apiKey:
+        entry.apiKey !== undefined
+          ? entry.apiKey || undefined
+          : sameEndpoint(baseUrl, llm.baseUrl)
+            ? llm.apiKey
+            : undefined,
+      model: entry.model ?? entry.id,
+      premium: entry.premium,
+      diamondsPerMessage: entry.diamondsPerMessage,
+      contextTokens: entry.contextTokens,
+    })
+  })
+}
+
+export function toPublicModel(model: ModelConfig): PublicModel {
+  return {
+    id: model.id,
+    name: model.name,
+    description: model.description,
+    premium: model.premium,
+    diamondsPerMessage: model.diamondsPerMessage,
+    contextTokens: model.contextTokens,
+  }
+}
+
+/** The registry from the parsed configuration (`config.llm`). Reads MODELS_FILE synchronously. */
+export function loadModelRegistry(llm: LlmConfig): ModelRegistry {
+  const models: ModelConfig[] = llm.modelsFile
+    ? readModelsFile(llm.modelsFile, llm)
+    : [
+        Object.freeze({
+          id: llm.model,
+          name: llm.model,
+          description: '',
+          baseUrl: llm.baseUrl,
+          apiKey: llm.apiKey,
+          model: llm.model,
+          premium: false,
+          diamondsPerMessage: 0,
+          contextTokens: DEFAULT_CONTEXT_TOKENS,
+        }),
+      ]
+  const byId = new Map(models.map((m) => [m.id, m]))
+  const [defaultModel] = models
+  // Both sources give at least one model (the schema requires it); this keeps the type honest.
+  if (!defaultModel) throw new ConfigError(['MODELS_FILE: no model'])
+  return Object.freeze({
+    models: Object.freeze(models),
+    defaultModel,
+    listPublic: () => models.map(toPublicModel),
+    find: (id: string) => byId.get(id),
+  })
+}

@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto'
+import { DEFAULT_LOCALE, type Locale } from '#contracts/locales.ts'
+import type { OrderStatus, PaymentStart, PaymentStatus, PaymentType } from '#contracts/payments.ts'
+import type { BillingCycle, Plan } from '#contracts/plans.ts'
+import { AppError } from '#server/lib/errors.ts'
+import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
+import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
+import type { PlansService } from '#server/modules/plans/plans.service.ts'
+import type { BtcpayGateway } from './btcpay-gateway.ts'
+import type { OrderRow, PaymentProvider, PaymentsRepo } from './payments.repo.ts'
+import type { StripeGateway } from './stripe-gateway.ts'
+
+/** The end of one paid period starting at `from`: a calendar month or year later. */
+export function addPeriod(from: Date, cycle: BillingCycle): Date {
+  const end = new Date(from)
+  if (cycle === 'yearly') end.setUTCFullYear(end.getUTCFullYear() + 1)
+  else end.setUTCMonth(end.getUTCMonth() + 1)
+  // 31 January + 1 month is 3 March in JavaScript; clamp to the month's last day instead.
+  if (cycle === 'monthly' && end.getUTCDate() !== from.getUTCDate()) end.setUTCDate(0)
+  return end
+}
+
+export function newOrderId(): string {
+  return `ord_${randomBytes(16).toString('base64url')}`
+}
+
+export type PaymentsDeps = {
+  repo: PaymentsRepo
+  plans: PlansService
+  diamonds: DiamondsService
+  stripe?: StripeGateway
+  btcpay?: BtcpayGateway
+  sandbox: boolean
+  publicUrl: string
+  log: (info: Record<string, unknown>, msg: string) => void
+}
+
+/** What a provider told us happened to an order or a subscription, in provider-neutral terms. */
+export type PaymentOutcome =
+  | { kind: 'order-paid'; orderId: string; providerSubscriptionId?: string; amount?: number; currency?: string }
+  | { kind: 'order-closed'; orderId: string; status: Exclude<OrderStatus, 'pending' | 'paid'> }
+  | { kind: 'renewal-paid'; providerSubscriptionId: string; periodEnd: Date }
+  | { kind: 'renewal-failed'; providerSubscriptionId: string }
+  | { kind: 'subscription-ended'; providerSubscriptionId: string; endedAt: Date }
+  | { kind: 'subscription-changed'; providerSubscriptionId: string; cancelAtPeriodEnd: boolean; status: string }
+
+/**
+ * Orders, subscriptions and the webhooks that settle them. Every provider event goes through
+ * `handleEvent`, which records the event and applies its outcome in one transaction: a replay is
+ * recognised and changes nothing, an error rolls everything back so the provider's retry can
+ * succeed, and diamonds are credited under references that can only count once.
+ */
+export function createPaymentsService(deps: PaymentsDeps) {
+  const { repo, plans, diamonds, log } = deps
+
+  function pageUrl(locale: Locale, path: string) {
+    return `${deps.publicUrl}${locale === DEFAULT_LOCALE ? '' : `/${locale}`}${path}`
+  }
+
+  async function planToBuy(planId: string): Promise<Plan> {
+    const plan = (await plans.listPlans()).find((p) => p.planId === planId)
+    if (!plan) throw AppError.badRequest('Unknown plan', { field: 'planId' })
+    if (plan.free) throw AppError.badRequest('The free plan is not for sale', { field: 'planId' })
+    return plan
+  }
+
+  async function createOrder(
+    userId: string,
+    plan: Plan,
+    billingCycle: BillingCycle,
+    paymentType: PaymentType,
+    provider: PaymentProvider,
+  ): Promise<OrderRow> {
+    const order = {
+      id: newOrderId(),
+      userId,
+      planId: plan.planId,
+      billingCycle,
+      paymentType,
+      provider,
+      providerRef: null,
+      status: 'pending' as const,
+      amount: billingCycle === 'yearly' ? plan.priceYearly : plan.priceMonthly,
+      currency: plan.currency,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      paidAt: null,
+    }
+    await repo.insertOrder(order)
+    return order
+  }
+
+  function sandboxStart(order: OrderRow, locale: Locale): PaymentStart {
+    return { orderId: order.id, paymentUrl: pageUrl(locale, `/subscribe/sandbox?orderId=${order.id}`) }
+  }
+
+  /** Applies an outcome inside the caller's transaction. */
+  async function apply(tx: Tx, outcome: PaymentOutcome, eventAt: Date, list: Plan[]) {
+    switch (outcome.kind) {
+      case 'order-paid':
+        return orderPaid(tx, outcome, eventAt, list)
+      case 'order-closed': {
+        const order = await repo.lockOrder(tx, outcome.orderId)
+        if (!order) throw AppError.conflict('Order not known (yet)')
+        // Only a pending order closes; a paid one stays paid whatever arrives later.
+        if (order.status === 'pending') await repo.updateOrder(tx, order.id, { status: outcome.status })
+        return
+      }
+      case 'renewal-paid': {
+        const sub = await repo.lockSubscriptionByProviderId(tx, outcome.providerSubscriptionId)
+        if (!sub) throw AppError.conflict('Subscription not known (yet)')
+        const periodEnd = outcome.periodEnd > sub.currentPeriodEnd ? outcome.periodEnd : sub.currentPeriodEnd
+        const newer = !sub.lastEventAt || eventAt >= sub.lastEventAt
+        await repo.updateSubscription(tx, sub.userId, {
+          currentPeriodEnd: periodEnd,
+          ...(newer ? { status: 'active' as const, lastEventAt: eventAt } : {}),
+        })
+        // The month the renewal was paid in: that month's diamonds, once.
+        await creditMonth(tx, sub.userId, sub.planId, eventAt, list)
+        return
+      }
+      case 'renewal-failed': {
+        const sub = await repo.lockSubscriptionByProviderId(tx, outcome.providerSubscriptionId)
+        if (!sub) throw AppError.conflict('Subscription not known (yet)')
+        if (sub.lastEventAt && eventAt < sub.lastEventAt) return
+        // The plan keeps what was paid for until the period ends; it just stops being renewed.
+        if (sub.status === 'active')
+          await repo.updateSubscription(tx, sub.userId, { status: 'past_due', lastEventAt: eventAt })
+        return
+      }
+      case 'subscription-ended': {
+        const sub = await repo.lockSubscriptionByProviderId(tx, outcome.providerSubscriptionId)
+        if (!sub) return
+        const end = outcome.endedAt < sub.currentPeriodEnd ? outcome.endedAt : sub.currentPeriodEnd
+        await repo.updateSubscription(tx, sub.userId, {
+          status: 'canceled',
+          currentPeriodEnd: end,
+          lastEventAt: eventAt,
+        })
+        return
+      }
+      case 'subscription-changed': {
+        const sub = await repo.lockSubscriptionByProviderId(tx, outcome.providerSubscriptionId)
+        if (!sub || sub.status === 'canceled' || (sub.lastEventAt && eventAt < sub.lastEventAt)) return
+        const status = outcome.cancelAtPeriodEnd
+          ? ('canceled' as const)
+          : outcome.status === 'past_due' || outcome.status === 'unpaid'
+            ? ('past_due' as const)
+            : ('active' as const)
+        await repo.updateSubscription(tx, sub.userId, { status, lastEventAt: eventAt })
+        return
+      }
+    }
+  }
+
+  // Plans are read before a transaction opens: on the embedded database a query outside the
+  // transaction would wait for it to finish, forever.
+  async function creditMonth(tx: Tx, userId: string, planId: string, at: Date, list: Plan[]) {
+    const plan = list.find((p) => p.planId === planId)
+    if (plan) await diamonds.creditPlanMonth(userId, plan.planId, plan.diamondsPerMonth, at, tx)
+  }
+
+  async function orderPaid(
+    tx: Tx,
+    outcome: Extract<PaymentOutcome, { kind: 'order-paid' }>,
+    eventAt: Date,
+    list: Plan[],
+  ) {
+    const order = await repo.lockOrder(tx, outcome.orderId)
+    // The provider retries later: by then the order's own write has committed.
+    if (!order) throw AppError.conflict('Order not known (yet)')
+    if (order.status === 'paid') return
+    if (
+      (outcome.amount !== undefined && outcome.amount !== order.amount) ||
+      (outcome.currency !== undefined && outcome.currency.toUpperCase() !== order.currency)
+    ) {
+      log({ orderId: order.id, amount: outcome.amount, currency: outcome.currency }, 'payment amount does not match')
+      await repo.updateOrder(tx, order.id, { status: 'failed' })
+      return
+    }
+    const now = new Date()
+    await repo.updateOrder(tx, order.id, { status: 'paid', paidAt: now })
+    const current = await repo.lockSubscriptionOf(tx, order.userId)
+    // A one-off payment for the plan already held extends it; anything else starts now.
+    const extend =
+      current && order.paymentType === 'crypto' && current.planId === order.planId && current.currentPeriodEnd > now
+    const start = extend ? current.currentPeriodEnd : now
+    await repo.upsertSubscription(tx, {
+      userId: order.userId,
+      planId: order.planId,
+      billingCycle: order.billingCycle,
+      provider: order.provider,
+      providerSubscriptionId: outcome.providerSubscriptionId ?? null,
+      status: 'active',
+      currentPeriodEnd: addPeriod(start, order.billingCycle),
+      lastEventAt: eventAt,
+    })
+    await creditMonth(tx, order.userId, order.planId, now, list)
+    log({ orderId: order.id, userId: order.userId, planId: order.planId }, 'order paid')
+  }
+
+  return {
+    /** Card: a Stripe Checkout Session in subscription mode (or the sandbox without Stripe keys). */
+    async startCard(userId: string, planId: string, billingCycle: BillingCycle, locale: Locale): Promise<PaymentStart> {
+      const plan = await planToBuy(planId)
+      if (!deps.stripe && !deps.sandbox) {
+        throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Card payments are not configured')
+      }
+      const order = await createOrder(userId, plan, billingCycle, 'card', deps.stripe ? 'stripe' : 'sandbox')
+      if (!deps.stripe) return sandboxStart(order, locale)
+      const session = await deps.stripe.createCheckout({
+        orderId: order.id,
+        userId,
+        planId: plan.planId,
+        planName: `${plan.planId.charAt(0).toUpperCase()}${plan.planId.slice(1)}`,
+        billingCycle,
+        amount: order.amount,
+        currency: order.currency,
+        successUrl: pageUrl(locale, `/subscribe/success?orderId=${order.id}`),
+        cancelUrl: pageUrl(locale, '/subscribe'),
+      })
+      await repo.setProviderRef(order.id, session.id)
+      return { orderId: order.id, paymentUrl: session.url }
+    },
+
+    /** Crypto: a BTCPay invoice for one period (or the sandbox without BTCPay keys). */
+    async startCrypto(
+      userId: string,
+      planId: string,
+      billingCycle: BillingCycle,
+      locale: Locale,
+    ): Promise<PaymentStart> {
+      const plan = await planToBuy(planId)
+      if (!deps.btcpay && !deps.sandbox) {
+        throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Crypto payments are not configured')
+      }
+      const order = await createOrder(userId, plan, billingCycle, 'crypto', deps.btcpay ? 'btcpay' : 'sandbox')
+      if (!deps.btcpay) return sandboxStart(order, locale)
+      const invoice = await deps.btcpay.createInvoice({
+        orderId: order.id,
+        amount: order.amount,
+        currency: order.currency,
+        redirectUrl: pageUrl(locale, `/subscribe/success?orderId=${order.id}`),
+        metadata: { userId, planId: plan.planId, billingCycle },
+      })
+      await repo.setProviderRef(order.id, invoice.id)
+      return { orderId: order.id, paymentUrl: invoice.url }
+    },
+
+    /** Public: the status of an order and what it buys, nothing about its buyer. */
+    async status(orderId: string): Promise<PaymentStatus> {
+      const order = await repo.findOrder(orderId)
+      if (!order) throw AppError.notFound('Unknown order')
+      return { orderId: order.id, status: order.status, planId: order.planId, billingCycle: order.billingCycle }
+    },
+
+    /**
+     * Handles one provider event exactly once: `eventId` is the provider's id for the delivery's
+     * event. Returns false for a replay.
+     */
+    async handleEvent(
+      provider: PaymentProvider,
+      event: { id: string; type: string; at: Date },
+      outcome: PaymentOutcome | undefined,
+    ): Promise<boolean> {
+      const list = await plans.listPlans()
+      return repo.transaction(async (tx) => {
+        if (!(await repo.recordEvent(tx, provider, event.id, event.type))) return false
+        if (outcome) await apply(tx, outcome, event.at, list)
+        return true
+      })
+    },
+
+    /** The sandbox's pay/fail/cancel button: the same path as a provider's webhook. */
+    async settleSandbox(userId: string, orderId: string, outcome: 'paid' | 'failed' | 'canceled') {
+      if (!deps.sandbox) throw AppError.notFound()
+      const order = await repo.findOrder(orderId)
+      if (!order || order.userId !== userId || order.provider !== 'sandbox') throw AppError.notFound('Unknown order')
+      await this.handleEvent(
+        'sandbox',
+        { id: `${orderId}:${outcome}`, type: outcome, at: new Date() },
+        outcome === 'paid' ? { kind: 'order-paid', orderId } : { kind: 'order-closed', orderId, status: outcome },
+      )
+      return this.status(orderId)
+    },
+
+    currentSubscription: repo.currentSubscription,
+  }
+}
+
+export type PaymentsService = ReturnType<typeof createPaymentsService>

@@ -1,0 +1,115 @@
+import path from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
+import {
+  chromiumPath,
+  launchBrowser,
+  PERSON_USER_AGENT,
+  type RunningServer,
+  screenshotDir,
+  seriousA11yViolations,
+  startServer,
+} from './browser.ts'
+
+const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
+const chatter = { username: 'chatter', email: 'chatter@example.test', password: 'a lantern over the harbour' }
+
+describe.skipIf(!chromiumPath)('chat in a browser', () => {
+  let server: RunningServer
+  let browser: Browser
+  let model: OpenAiApiDouble
+  let replies = 0
+  beforeAll(async () => {
+    // Each reply is numbered, so alternatives (swipes) can be told apart; words arrive one by one.
+    model = await startOpenAiApi({
+      reply: () => {
+        replies += 1
+        return `*She looks up from the map.* Reply number ${replies}, traveller.`
+      },
+      tokenDelayMs: 40,
+    })
+    server = await startServer({ LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'e2e-model' }, { users: [chatter] })
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+    await model?.close()
+  })
+
+  it('starts a chat from a character page, streams a reply, swipes, lists it in My Chats and recovers from a provider failure', async () => {
+    const list = await (await fetch(`${server.url}/api/roles?sort=newest`)).json()
+    const role = (list.data.items as { roleId: string; name: string; isAdult: boolean }[]).find((r) => !r.isAdult)
+    expect(role).toBeDefined()
+    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
+    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+
+    await page.goto(`${server.url}/login`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByLabel('E-mail').fill(chatter.email)
+    await page.getByLabel('Password').fill(chatter.password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.getByRole('button', { name: 'Logout' }).waitFor()
+
+    await page.goto(`${server.url}/characters/${role?.roleId}`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByRole('link', { name: 'Start Chat' }).first().click()
+    await page.waitForURL(/\/chat\/[^/]+$/)
+    await page.getByRole('heading', { level: 1, name: role?.name }).waitFor()
+    // The new chat is at the top of My Chats.
+    await page
+      .getByTestId('my-chats')
+      .getByText(role?.name ?? '')
+      .first()
+      .waitFor()
+
+    await page.getByLabel('Your message').fill('Where does the road lead?')
+    await page.getByRole('button', { name: 'Send' }).click()
+    // Typing shows while the words stream in; the finished reply is stored and rendered as markdown.
+    await page.getByTestId('chat-status').filter({ hasText: 'Typing' }).waitFor()
+    await page.getByTestId('message-user').filter({ hasText: 'Where does the road lead?' }).waitFor()
+    const firstReply = page.getByTestId('message-assistant').last()
+    await firstReply.getByText('Reply number 1, traveller.').waitFor()
+    await page.getByTestId('chat-status').filter({ hasText: 'Online' }).waitFor()
+    expect(await firstReply.locator('em').first().innerText()).toBe('She looks up from the map.')
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(screenshotDir, 'chat.png') })
+
+    // Swipe: a new alternative is written; the first one is kept and can be shown again.
+    await page.getByRole('button', { name: 'Next alternative' }).click()
+    await page.getByTestId('message-assistant').last().getByText('Reply number 2, traveller.').waitFor()
+    await page.getByTestId('swipe-position').filter({ hasText: '2 / 2' }).waitFor()
+    await page.getByRole('button', { name: 'Previous alternative' }).click()
+    await page.getByTestId('message-assistant').last().getByText('Reply number 1, traveller.').waitFor()
+    await page.getByTestId('swipe-position').filter({ hasText: '1 / 2' }).waitFor()
+
+    // The provider fails: the message stays, the dialog explains, Retry answers it.
+    model.fail(500)
+    await page.getByLabel('Your message').fill('And after that?')
+    await page.getByRole('button', { name: 'Send' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Connection Error' })
+    await dialog.waitFor()
+    await dialog.getByRole('button', { name: 'Show Details' }).click()
+    await dialog.getByText(/MODEL_ERROR/).waitFor()
+    await page.screenshot({ path: path.join(screenshotDir, 'chat-error.png') })
+    await dialog.getByRole('button', { name: 'Retry' }).click()
+    await page.getByTestId('message-assistant').last().getByText('Reply number 3, traveller.').waitFor()
+    expect(await page.getByTestId('message-user').filter({ hasText: 'And after that?' }).count()).toBe(1)
+    await page
+      .getByTestId('my-chats')
+      .getByText(/Reply number 3/)
+      .waitFor()
+
+    // Everything survives a reload: the server is the record.
+    await page.reload()
+    await page.waitForFunction(HYDRATED)
+    await page.getByTestId('message-assistant').last().getByText('Reply number 3, traveller.').waitFor()
+    expect(await page.getByTestId('message-user').count()).toBe(2)
+    expect(errors).toEqual([])
+    await context.close()
+  })
+})
