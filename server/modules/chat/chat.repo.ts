@@ -71,6 +71,9 @@ export function createChatRepo(db: Db) {
       roleScenario: roles.scenario,
       roleIntroduction: roles.introduction,
       roleExampleDialogue: roles.exampleDialogue,
+      roleCharacterBook: roles.characterBook,
+      roleSystemPrompt: sql<string | null>`${roles.cardExtras}->>'systemPrompt'`,
+      rolePostHistoryInstructions: sql<string | null>`${roles.cardExtras}->>'postHistoryInstructions'`,
       username: users.username,
       // The paid plan the user holds now (the rule of payments' currentSubscription), read here to
       // save the model call one more query; null means the free plan.

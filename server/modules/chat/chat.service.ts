@@ -120,6 +120,9 @@ function characterOf(session: SessionView): Character {
     scenario: session.roleScenario ?? '',
     introduction: session.roleIntroduction ?? '',
     exampleDialogue: session.roleExampleDialogue ?? '',
+    systemPrompt: session.roleSystemPrompt ?? '',
+    postHistoryInstructions: session.rolePostHistoryInstructions ?? '',
+    lorebook: session.roleCharacterBook,
   }
 }
 

@@ -321,6 +321,40 @@ describe('sending', () => {
     ])
   })
 
+  it("draws on the character's lorebook when its keys appear, and on the card's system prompt and post-history text", async () => {
+    const entryBase = { secondaryKeys: [], enabled: true, useRegex: false, extensions: {} }
+    const { user, sessionId } = await newChat(undefined, {
+      name: 'Mara',
+      characterBook: {
+        extensions: {},
+        entries: [
+          {
+            ...entryBase,
+            keys: ['lantern'],
+            content: 'The lantern was a gift from {{char}}’s late brother.',
+            insertionOrder: 1,
+          },
+          { ...entryBase, keys: ['kraken'], content: 'A kraken sleeps beneath the cliffs.', insertionOrder: 2 },
+        ],
+      },
+      cardExtras: {
+        systemPrompt: 'Speak like an old sailor. {{original}}',
+        postHistoryInstructions: 'Answer {{user}} in two sentences.',
+      },
+    })
+    await send(user, sessionId, 'Where did the lantern come from?')
+    const first = lastStreamed()?.messages ?? []
+    const system = String(first[0]?.content)
+    expect(system.startsWith('Speak like an old sailor. You are Mara')).toBe(true)
+    expect(system).toContain('The lantern was a gift from Mara’s late brother.')
+    expect(system).not.toContain('kraken')
+    expect(first.at(-1)).toEqual({ role: 'system', content: `Answer ${user.user.username} in two sentences.` })
+    expect(first.at(-2)).toEqual({ role: 'user', content: 'Where did the lantern come from?' })
+
+    await send(user, sessionId, 'Is there a KRAKEN down there?')
+    expect(String(lastStreamed()?.messages[0]?.content)).toContain('A kraken sleeps beneath the cliffs.')
+  })
+
   it('streams: start with the stored user message, deltas, done with the stored reply and the gauge', async () => {
     const { user, sessionId } = await newChat()
     const { res, events } = await stream(user, '/api/chat/stream', {

@@ -129,6 +129,89 @@ describe('buildPrompt', () => {
     expect(cut.included.length).toBeGreaterThan(0)
   })
 
+  it("uses the card's own system prompt ({{original}} keeps ours) and post-history instructions, counted", () => {
+    const history = conversation(4)
+    const own = buildPrompt({
+      ...base,
+      character: { ...character, systemPrompt: 'Narrate as {{char}} in verse. {{original}}' },
+      history,
+      budgetTokens: 30_000,
+    })
+    const system = String(own.messages[0]?.content)
+    expect(system.startsWith('Narrate as Aria in verse. You are Aria, in an ongoing role-play with Sam.')).toBe(true)
+    const replaced = buildPrompt({
+      ...base,
+      character: { ...character, systemPrompt: 'Only {{char}}.' },
+      history,
+      budgetTokens: 30_000,
+    })
+    expect(String(replaced.messages[0]?.content)).not.toContain('You are Aria')
+
+    const after = buildPrompt({
+      ...base,
+      character: { ...character, postHistoryInstructions: '{{original}}Keep {{user}} on the ship.' },
+      history,
+      budgetTokens: 30_000,
+    })
+    expect(after.messages.at(-1)).toEqual({ role: 'system', content: 'Keep Sam on the ship.' })
+    expect(after.usedTokens).toBe(countMessageTokens(after.messages))
+    expect(after.included).toHaveLength(4)
+  })
+
+  it('adds the lore whose keys appear in the conversation, counted, and drops it before cutting the text', () => {
+    const lorebook = {
+      extensions: {},
+      entries: [
+        {
+          keys: ['spray'],
+          secondaryKeys: [],
+          content: 'Sea spray burns the eyes of {{user}}.',
+          enabled: true,
+          insertionOrder: 1,
+          useRegex: false,
+          extensions: {},
+        },
+        {
+          keys: ['kraken'],
+          secondaryKeys: [],
+          content: 'The kraken sleeps.',
+          enabled: true,
+          insertionOrder: 2,
+          useRegex: false,
+          extensions: {},
+        },
+      ],
+    }
+    const history = conversation(4)
+    const prompt = buildPrompt({ ...base, character: { ...character, lorebook }, history, budgetTokens: 30_000 })
+    const system = String(prompt.messages[0]?.content)
+    expect(system).toContain('## Lore\nSea spray burns the eyes of Sam.')
+    expect(system).not.toContain('kraken')
+    expect(prompt.usedTokens).toBe(countMessageTokens(prompt.messages))
+
+    // A description that fits in half of 1000 tokens alone, but not with the lore (nor examples or introduction).
+    const systemTokens = (n: number, withLore: boolean) =>
+      countMessageTokens([
+        {
+          role: 'system',
+          content: systemPromptOf(
+            { ...character, description: 'tale '.repeat(n) },
+            'Sam',
+            '',
+            { examples: false, introduction: false, lore: withLore },
+            { before: [], after: ['Sea spray burns the eyes of Sam.'], tokens: 0 },
+          ),
+        },
+      ]) - 3
+    let n = 100
+    while (systemTokens(n + 1, false) <= 500) n++
+    expect(systemTokens(n, true)).toBeGreaterThan(500)
+    const big = { ...character, description: 'tale '.repeat(n), lorebook }
+    const tight = buildPrompt({ ...base, character: big, history, budgetTokens: 1000 })
+    expect(String(tight.messages[0]?.content)).not.toContain('Sea spray')
+    expect(String(tight.messages[0]?.content)).toContain('tale tale')
+  })
+
   it('puts the memory note in the system prompt and counts it', () => {
     const history = conversation(200)
     const without = buildPrompt({ ...base, history, budgetTokens: 3000 })

@@ -1,3 +1,4 @@
+import type { Lorebook } from '#contracts/characters.ts'
 import type { MessageAuthor } from '#contracts/chat.ts'
 import type { ChatMessage } from '#server/modules/models/llm-client.ts'
 import {
@@ -6,6 +7,7 @@ import {
   REPLY_PRIMING_TOKENS,
   TOKENS_PER_MESSAGE,
 } from '#server/modules/models/tokens.ts'
+import { type ActiveLore, activeLore } from './lorebook.ts'
 
 /**
  * The prompt of a reply: a system message built from the character and the session's memory note,
@@ -21,6 +23,12 @@ export type Character = {
   scenario: string
   introduction: string
   exampleDialogue: string
+  /** The card's own system prompt (`system_prompt`): replaces the opening instruction; `{{original}}` keeps it. */
+  systemPrompt?: string
+  /** The card's `post_history_instructions`: a last system message after the conversation. */
+  postHistoryInstructions?: string
+  /** The card's lorebook: entries whose keys appear in the newest messages join the system prompt. */
+  lorebook?: Lorebook | null
 }
 
 export type HistoryMessage = { id: number; author: MessageAuthor; content: string; tokens: number }
@@ -49,19 +57,33 @@ export function replaceMacros(text: string, names: { char: string; user: string 
 
 const section = (title: string, body: string) => (body.trim() ? `## ${title}\n${body.trim()}` : '')
 
-export type SystemParts = { examples: boolean; introduction: boolean }
+export type SystemParts = { examples: boolean; introduction: boolean; lore: boolean }
+
+const ALL_PARTS: SystemParts = { examples: true, introduction: true, lore: true }
+const NO_LORE: ActiveLore = { before: [], after: [], tokens: 0 }
+
+const DEFAULT_INSTRUCTION =
+  "You are {{char}}, in an ongoing role-play with {{user}}. Stay in character. Write only {{char}}'s next reply, in the language {{user}} writes in, and never speak or act for {{user}}."
+
+// A card's `{{original}}` stands for the prompt it replaces (Character Card V2).
+const ORIGINAL = /\{\{\s*original\s*\}\}/gi
 
 export function systemPromptOf(
   character: Character,
   userName: string,
   memoryNote: string,
-  parts: SystemParts = { examples: true, introduction: true },
+  parts: SystemParts = ALL_PARTS,
+  lore: ActiveLore = NO_LORE,
 ): string {
+  const own = character.systemPrompt?.trim()
+  const opening = own ? own.replace(ORIGINAL, () => DEFAULT_INSTRUCTION) : DEFAULT_INSTRUCTION
   const text = [
-    "You are {{char}}, in an ongoing role-play with {{user}}. Stay in character. Write only {{char}}'s next reply, in the language {{user}} writes in, and never speak or act for {{user}}.",
+    opening,
+    parts.lore ? section('World and lore', lore.before.join('\n\n')) : '',
     section('{{char}}', character.description),
     section('Personality', character.personality),
     section('Scenario', character.scenario),
+    parts.lore ? section('Lore', lore.after.join('\n\n')) : '',
     parts.introduction ? section('Introduction', character.introduction) : '',
     section('What happened earlier (memory)', memoryNote),
     parts.examples
@@ -71,6 +93,12 @@ export function systemPromptOf(
     .filter(Boolean)
     .join('\n\n')
   return replaceMacros(text, { char: character.name, user: userName })
+}
+
+/** The card's post-history instructions with macros filled in; `{{original}}` has nothing to keep here. */
+export function postHistoryOf(character: Character, userName: string): string {
+  const text = character.postHistoryInstructions?.replace(ORIGINAL, '').trim() ?? ''
+  return text ? replaceMacros(text, { char: character.name, user: userName }) : ''
 }
 
 /** The longest start of `text` that counts at most `maxTokens`. */
@@ -141,13 +169,32 @@ export type Prompt = {
 export function buildPrompt(input: PromptInput): Prompt {
   const { character, userName, memoryNote, history, budgetTokens } = input
   const systemCap = Math.floor(budgetTokens / 2)
-  let system = systemPromptOf(character, userName, memoryNote)
-  if (systemCost(system) > systemCap)
-    system = systemPromptOf(character, userName, memoryNote, { examples: false, introduction: true })
-  if (systemCost(system) > systemCap)
-    system = systemPromptOf(character, userName, memoryNote, { examples: false, introduction: false })
+  // The lore may take a quarter of the budget at most, whatever the book allows.
+  const lore = activeLore(
+    character.lorebook,
+    history.map((m) => m.content),
+    Math.floor(budgetTokens / 4),
+  )
+  const attempts: SystemParts[] = [
+    ALL_PARTS,
+    { examples: false, introduction: true, lore: true },
+    { examples: false, introduction: false, lore: true },
+    { examples: false, introduction: false, lore: false },
+  ]
+  let system = ''
+  for (const parts of attempts) {
+    system = systemPromptOf(character, userName, memoryNote, parts, lore)
+    if (systemCost(system) <= systemCap) break
+  }
   if (systemCost(system) > systemCap) system = truncateToTokens(system, Math.max(0, systemCap - systemCost('')))
   let used = REPLY_PRIMING_TOKENS + systemCost(system)
+  // The card's post-history instructions: an eighth of the budget at most.
+  let after = postHistoryOf(character, userName)
+  if (after) {
+    const afterCap = Math.floor(budgetTokens / 8)
+    if (systemCost(after) > afterCap) after = truncateToTokens(after, Math.max(0, afterCap - systemCost('')))
+    if (after) used += systemCost(after)
+  }
 
   const picked: HistoryMessage[] = []
   for (let i = history.length - 1; i >= 0; i--) {
@@ -162,6 +209,7 @@ export function buildPrompt(input: PromptInput): Prompt {
     messages: [
       { role: 'system', content: system },
       ...picked.map((m): ChatMessage => ({ role: m.author, content: m.content })),
+      ...(after ? [{ role: 'system', content: after } satisfies ChatMessage] : []),
     ],
     usedTokens: used,
     included: picked,
