@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { CHAT_MESSAGE_MAX_LENGTH, CHAT_SEND_LIMIT, type ChatMessage, type ChatStreamEvent } from '#contracts/chat.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { diamondLedger } from '#db/schema/diamonds.ts'
+import { roles } from '#db/schema/roles.ts'
 import { countMessageTokens } from '#server/modules/models/tokens.ts'
 import { type ChatMessageBody, type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import { createRole } from '#tests/factories/catalogue.ts'
@@ -323,25 +324,28 @@ describe('sending', () => {
 
   it("draws on the character's lorebook when its keys appear, and on the card's system prompt and post-history text", async () => {
     const entryBase = { secondaryKeys: [], enabled: true, useRegex: false, extensions: {} }
-    const { user, sessionId } = await newChat(undefined, {
-      name: 'Mara',
-      characterBook: {
-        extensions: {},
-        entries: [
-          {
-            ...entryBase,
-            keys: ['lantern'],
-            content: 'The lantern was a gift from {{char}}’s late brother.',
-            insertionOrder: 1,
-          },
-          { ...entryBase, keys: ['kraken'], content: 'A kraken sleeps beneath the cliffs.', insertionOrder: 2 },
-        ],
-      },
-      cardExtras: {
-        systemPrompt: 'Speak like an old sailor. {{original}}',
-        postHistoryInstructions: 'Answer {{user}} in two sentences.',
-      },
-    })
+    const { user, sessionId, roleId } = await newChat(undefined, { name: 'Mara' })
+    await t.database.db
+      .update(roles)
+      .set({
+        characterBook: {
+          extensions: {},
+          entries: [
+            {
+              ...entryBase,
+              keys: ['lantern'],
+              content: 'The lantern was a gift from {{char}}’s late brother.',
+              insertionOrder: 1,
+            },
+            { ...entryBase, keys: ['kraken'], content: 'A kraken sleeps beneath the cliffs.', insertionOrder: 2 },
+          ],
+        },
+        cardExtras: {
+          systemPrompt: 'Speak like an old sailor. {{original}}',
+          postHistoryInstructions: 'Answer {{user}} in two sentences.',
+        },
+      })
+      .where(eq(roles.publicId, roleId))
     await send(user, sessionId, 'Where did the lantern come from?')
     const first = lastStreamed()?.messages ?? []
     const system = String(first[0]?.content)
