@@ -22,7 +22,10 @@ export type DatabaseHandle = {
   migrate(): Promise<void>
   /**
    * Refreshes the planner's statistics. PostgreSQL's autovacuum does this by itself; PGlite has no
-   * background workers, so the app runs it after bulk loads and from time to time.
+   * background workers, so the app runs it after bulk loads and from time to time. On PGlite it
+   * also vacuums, which is what autovacuum would do too: the visibility map it sets lets
+   * index-only scans skip the table (a listing page 2,083 deep took 97 ms without it, 5 ms with
+   * it, over 100,000 roles).
    */
   analyze(): Promise<void>
   /** Resolves when the database answers a query within `timeoutMs`. */
@@ -101,7 +104,7 @@ function openPglite(dataDir: string): DatabaseHandle {
       await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER })
     },
     async analyze() {
-      await client.exec('ANALYZE')
+      await client.exec('VACUUM ANALYZE')
     },
     async ping(timeoutMs = 2_000) {
       if (client.closed) throw new Error('database is closed')

@@ -11,6 +11,7 @@ import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { authRoutes } from '#server/modules/auth/auth.routes.ts'
 import { blogAssetRoutes, blogRoutes } from '#server/modules/blog/blog.routes.ts'
 import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
+import type { ListingCacheOptions } from '#server/modules/catalogue/catalogue.service.ts'
 import { charactersRoutes } from '#server/modules/characters/characters.routes.ts'
 import { chatRoutes } from '#server/modules/chat/chat.routes.ts'
 import { diamondsRoutes } from '#server/modules/diamonds/diamonds.routes.ts'
@@ -50,6 +51,8 @@ export type BuildAppOptions = {
   /** `npm run dev`: render from source through this Vite dev server instead of the build. */
   vite?: ViteDevServer
   logger?: boolean
+  /** Sizes of the role listing's caches (tests and benchmarks; the defaults suit production). */
+  listingCache?: ListingCacheOptions
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
@@ -88,6 +91,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     kv: options.kv,
     config,
     log: (info, msg) => app.log.info(info, msg),
+    listingCache: options.listingCache,
   })
   app.addHook('onClose', async () => services.mailer.close())
   // Replies being written stop and are stored, and summaries end, while the database is still open.

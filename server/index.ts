@@ -69,10 +69,10 @@ async function main() {
   awardTimer.unref()
   app.addHook('onClose', async () => clearInterval(awardTimer))
   if (database.kind === 'pglite') {
-    // No autovacuum in PGlite: keep the planner's statistics fresh ourselves.
+    // No autovacuum in PGlite: keep the planner's statistics and the visibility map fresh ourselves.
     await database.analyze()
     const timer = setInterval(() => {
-      database.analyze().catch((err: unknown) => app.log.warn({ err }, 'ANALYZE failed'))
+      database.analyze().catch((err: unknown) => app.log.warn({ err }, 'VACUUM ANALYZE failed'))
     }, 60 * 60_000)
     timer.unref()
     app.addHook('onClose', async () => clearInterval(timer))

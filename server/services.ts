@@ -10,7 +10,7 @@ import { createHumanVerification } from '#server/modules/auth/human-verification
 import { createBlogService } from '#server/modules/blog/blog.service.ts'
 import { loadBlogContent } from '#server/modules/blog/blog-content.ts'
 import { createCatalogueRepo } from '#server/modules/catalogue/catalogue.repo.ts'
-import { createCatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
+import { createCatalogueService, type ListingCacheOptions } from '#server/modules/catalogue/catalogue.service.ts'
 import { createCharactersRepo } from '#server/modules/characters/characters.repo.ts'
 import { createCharactersService } from '#server/modules/characters/characters.service.ts'
 import { createChatRepo } from '#server/modules/chat/chat.repo.ts'
@@ -36,12 +36,13 @@ export type ServiceDeps = {
   kv: KeyValueStore
   config: Config
   log: (info: Record<string, unknown>, msg: string) => void
+  listingCache?: ListingCacheOptions | undefined
 }
 
 /** Every module's service, built once per app. Routes and page loaders both use these. */
-export function createServices({ db, kv, config, log }: ServiceDeps) {
+export function createServices({ db, kv, config, log, listingCache }: ServiceDeps) {
   const images = createImagesService(createImagesRepo(db))
-  const catalogue = createCatalogueService(createCatalogueRepo(db), kv)
+  const catalogue = createCatalogueService(createCatalogueRepo(db), kv, listingCache)
   const characters = createCharactersService({ repo: createCharactersRepo(db), images, catalogue })
   const accessTokens = createAccessTokens(config.jwtSecret)
   const mailer = createMailer({

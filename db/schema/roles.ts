@@ -126,6 +126,23 @@ export const roleTags = pgTable(
   ],
 )
 
+/**
+ * One row holding a number that grows with every change to what the public listing shows: roles
+ * added, removed or edited (visibility, adult flag, name, pictures, introduction, search text,
+ * listing keys), tags added to or taken from a role, tag names. Database triggers (migration 0008)
+ * bump it in the same transaction as the change, whoever makes it, so listing caches keyed by it
+ * are dropped the moment the change commits. A role's chat count alone does not bump it (it changes
+ * with every new chat and orders nothing); cached listings may show it up to a minute old.
+ */
+export const catalogueVersion = pgTable(
+  'catalogue_version',
+  {
+    id: smallint('id').primaryKey().default(1),
+    version: bigint('version', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [check('catalogue_version_single_row', sql`${table.id} = 1`)],
+)
+
 /** One rating (1–5) per user and role; the role keeps the sum and count. */
 export const roleRatings = pgTable(
   'role_ratings',

@@ -1,27 +1,101 @@
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import { type AnyColumn, and, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { RoleSort } from '#contracts/catalogue.ts'
+import type { CardExtras, Lorebook } from '#contracts/characters.ts'
 import type { Db } from '#db/client.ts'
-import { roleRatings, roles, roleTags, tags } from '#db/schema/roles.ts'
+import { catalogueVersion, roleRatings, roles, roleTags, tags } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 
-export type RoleListFilter = {
+/**
+ * A role's place in one listing order: its sort key then its id, each as PostgreSQL prints it
+ * (text is exact for every type involved: timestamps keep their microseconds, `real` prints the
+ * shortest form that reads back to the same value).
+ */
+export type ListingKey = string[]
+
+/** Which public roles a listing shows, in which order. */
+export type ListingFilter = {
   sort: RoleSort
-  offset: number
-  limit: number
   tagIds: number[]
   /** A tsquery built by the service from the user's words (letters and digits only). */
-  tsQuery?: string
+  tsQuery?: string | undefined
 }
 
-// NULLS LAST matches the indexes (drizzle-kit writes them that way); the columns are NOT NULL.
+export type RoleListFilter = ListingFilter & {
+  offset: number
+  limit: number
+  /** Keyset seek: only roles after this key in the order, `offset` then counts from there. */
+  after?: ListingKey | undefined
+  /**
+   * How a search without tags finds its page: walking the order's index and testing each role
+   * ('index': cheap when matches are common), or collecting every match from the search index and
+   * sorting them ('matches', the default: cheap when they are few). The service chooses from the
+   * counts; the planner cannot, as it does not know what testing a role's search vector costs.
+   */
+  searchPath?: 'index' | 'matches' | undefined
+}
+
+/** The columns of each order, the id last; each with the type its key is read back as. */
+type KeyColumns = [AnyColumn, string][]
+const KEYS: Record<RoleSort, { roles: KeyColumns; roleTags: KeyColumns }> = {
+  popularity: {
+    roles: [
+      [roles.popularity, 'integer'],
+      [roles.id, 'bigint'],
+    ],
+    roleTags: [
+      [roleTags.popularity, 'integer'],
+      [roleTags.roleId, 'bigint'],
+    ],
+  },
+  newest: {
+    roles: [
+      [roles.createdAt, 'timestamptz'],
+      [roles.id, 'bigint'],
+    ],
+    roleTags: [
+      [roleTags.createdAt, 'timestamptz'],
+      [roleTags.roleId, 'bigint'],
+    ],
+  },
+  rating: {
+    roles: [
+      [roles.ratingAverage, 'real'],
+      [roles.ratingCount, 'integer'],
+      [roles.id, 'bigint'],
+    ],
+    roleTags: [
+      [roleTags.ratingAverage, 'real'],
+      [roleTags.ratingCount, 'integer'],
+      [roleTags.roleId, 'bigint'],
+    ],
+  },
+}
+
+// Every column descending; NULLS LAST matches the indexes (drizzle-kit writes them that way) and
+// the columns are NOT NULL. The id breaks ties, so the order is total and pages never overlap.
+const orderOf = (columns: KeyColumns): SQL[] => columns.map(([column]) => sql`${column} desc nulls last`)
+
+/**
+ * Rows after `key` in a descending order: one row comparison, which the btree index of the order
+ * answers as a seek (`Index Cond: ROW(...) < ROW(...)`), not a filter.
+ */
+function afterKey(columns: KeyColumns, key: ListingKey): SQL {
+  if (key.length !== columns.length) throw new Error(`listing key has ${key.length} parts, expected ${columns.length}`)
+  const left = sql.join(
+    columns.map(([column]) => sql`${column}`),
+    sql`, `,
+  )
+  const right = sql.join(
+    columns.map(([, type], i) => sql`${key[i]}::${sql.raw(type)}`),
+    sql`, `,
+  )
+  return sql`(${left}) < (${right})`
+}
+
 const ORDER: Record<RoleSort, SQL[]> = {
-  popularity: [sql`${roles.popularity} desc nulls last`, sql`${roles.id} desc nulls last`],
-  newest: [sql`${roles.createdAt} desc nulls last`, sql`${roles.id} desc nulls last`],
-  rating: [
-    sql`${roles.ratingAverage} desc nulls last`,
-    sql`${roles.ratingCount} desc nulls last`,
-    sql`${roles.id} desc nulls last`,
-  ],
+  popularity: orderOf(KEYS.popularity.roles),
+  newest: orderOf(KEYS.newest.roles),
+  rating: orderOf(KEYS.rating.roles),
 }
 
 const summaryColumns = {
@@ -54,6 +128,9 @@ export type RoleSummaryRow = {
   isAdult: boolean
 }
 
+/** A role of a listing page, with the ids of its tags. */
+export type ListedRoleRow = RoleSummaryRow & { tagIds: number[] }
+
 export type NewRole = {
   publicId: string
   name: string
@@ -71,30 +148,36 @@ export type NewRole = {
   firstMessage?: string
   alternateGreetings?: string[]
   exampleDialogue?: string
+  characterBook?: Lorebook | null
+  cardExtras?: Partial<CardExtras>
   chatCount?: number
   popularity?: number
   createdAt?: Date
 }
 
-// The same orders on role_tags's copies of the keys (see db/schema/roles.ts).
-const TAG_ORDER: Record<RoleSort, SQL[]> = {
-  popularity: [sql`${roleTags.popularity} desc nulls last`, sql`${roleTags.roleId} desc nulls last`],
-  newest: [sql`${roleTags.createdAt} desc nulls last`, sql`${roleTags.roleId} desc nulls last`],
-  rating: [
-    sql`${roleTags.ratingAverage} desc nulls last`,
-    sql`${roleTags.ratingCount} desc nulls last`,
-    sql`${roleTags.roleId} desc nulls last`,
-  ],
-}
-
 export function createCatalogueRepo(db: Db) {
   const searchCondition = (tsQuery: string) => sql`${roles.search} @@ to_tsquery('simple', ${tsQuery})`
+  const versionQuery = db
+    .select({ version: sql<string>`${catalogueVersion.version}::text` })
+    .from(catalogueVersion)
+    .where(eq(catalogueVersion.id, 1))
+    .prepare('catalogue_listing_version')
 
   /**
-   * Ids of one page of public roles with every chosen tag, read from role_tags's own sort index
-   * for the first tag (the others and the search narrow it down).
+   * The public roles of a listing: the columns of its order (`keys`), the table they are read from
+   * and the conditions. Tag filters read role_tags, whose copies of the listing keys have one
+   * index per sort per tag (the first tag's; the other tags and the search narrow it down).
    */
-  function taggedPage(filter: RoleListFilter, page: { limit: number; offset: number } | null): SQL {
+  function source(filter: ListingFilter & Pick<RoleListFilter, 'searchPath'>) {
+    if (filter.tagIds.length === 0) {
+      const conditions: SQL[] = [eq(roles.visibility, 'public')]
+      if (filter.tsQuery) {
+        const matches = searchCondition(filter.tsQuery)
+        // `is true` keeps the planner from answering it with the search index.
+        conditions.push(filter.searchPath === 'index' ? sql`(${matches}) is true` : matches)
+      }
+      return { keys: KEYS[filter.sort].roles, id: roles.id, table: roles, conditions }
+    }
     const [first, ...others] = filter.tagIds
     const conditions: SQL[] = [sql`${roleTags.tagId} = ${first}`, sql`${roleTags.isPublic}`]
     for (const tagId of others) {
@@ -103,46 +186,94 @@ export function createCatalogueRepo(db: Db) {
     if (filter.tsQuery) {
       conditions.push(sql`${roleTags.roleId} in (select id from roles where ${searchCondition(filter.tsQuery)})`)
     }
-    const where = and(...conditions) as SQL
-    if (!page) return sql`select ${roleTags.roleId} from ${roleTags} where ${where}`
-    return sql`select ${roleTags.roleId} from ${roleTags} where ${where} order by ${sql.join(TAG_ORDER[filter.sort], sql`, `)} limit ${page.limit} offset ${page.offset}`
+    return { keys: KEYS[filter.sort].roleTags, id: roleTags.roleId, table: roleTags, conditions }
   }
 
-  function untaggedConditions(filter: Pick<RoleListFilter, 'tsQuery'>): SQL {
-    const conditions: SQL[] = [eq(roles.visibility, 'public')]
-    if (filter.tsQuery) conditions.push(searchCondition(filter.tsQuery))
-    return and(...conditions) as SQL
+  /** Ids of one page, in order: from the order's index alone, skipping `offset` entries after `after`. */
+  function pageIds(filter: RoleListFilter): SQL {
+    const { keys, id, table, conditions } = source(filter)
+    const where = and(...(filter.after ? [...conditions, afterKey(keys, filter.after)] : conditions))
+    const order = sql.join(orderOf(keys), sql`, `)
+    if (filter.tsQuery && filter.tagIds.length === 0 && filter.searchPath !== 'index') {
+      // Every match first (a materialised CTE: the planner may not turn it into an index walk),
+      // named like the table so the order's columns name its columns.
+      const columns = sql.join(
+        keys.map(([column]) => sql`${column}`),
+        sql`, `,
+      )
+      return sql`with matching as materialized (select ${columns} from ${roles} where ${where}) select ${roles.id} from matching as ${roles} order by ${order} limit ${filter.limit} offset ${filter.offset}`
+    }
+    return sql`select ${id} from ${table} where ${where} order by ${order} limit ${filter.limit} offset ${filter.offset}`
   }
 
   return {
-    /** One page of public roles, in the chosen order. */
-    async listPublicRoles(filter: RoleListFilter): Promise<RoleSummaryRow[]> {
-      const query = db.select(summaryColumns).from(roles)
-      if (filter.tagIds.length > 0) {
-        return query
-          .where(sql`${roles.id} in (${taggedPage(filter, { limit: filter.limit, offset: filter.offset })})`)
-          .orderBy(...ORDER[filter.sort])
-      }
-      // Deferred join: the page's ids come from the sort index alone (no row is read for the ones
-      // skipped by the offset), then only those rows are fetched.
-      const pageIds = db
-        .select({ id: roles.id })
+    /** The catalogue version (see `catalogueVersion`): caches of listings are keyed by it. */
+    async listingVersion(): Promise<string> {
+      const [row] = await versionQuery.execute()
+      return row?.version ?? '0'
+    },
+
+    /** Drops every cached listing; the triggers already do this for changes made in the database. */
+    async bumpListingVersion(): Promise<void> {
+      await db
+        .update(catalogueVersion)
+        .set({
+          version: sql`greatest(${catalogueVersion.version} + 1, (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
+        })
+        .where(eq(catalogueVersion.id, 1))
+    },
+
+    /**
+     * One page of public roles, in the chosen order, with the ids of their tags. Deferred join:
+     * the page's ids come from the sort index alone (no row is read for the ones skipped by the
+     * offset), then only those rows are fetched.
+     */
+    async listPublicRoles(filter: RoleListFilter): Promise<ListedRoleRow[]> {
+      return db
+        .select({
+          ...summaryColumns,
+          tagIds: sql<
+            number[]
+          >`array(select ${roleTags.tagId} from ${roleTags} where ${roleTags.roleId} = ${roles.id})`,
+        })
         .from(roles)
-        .where(untaggedConditions(filter))
+        .where(sql`${roles.id} in (${pageIds(filter)})`)
         .orderBy(...ORDER[filter.sort])
-        .limit(filter.limit)
-        .offset(filter.offset)
-      return query.where(inArray(roles.id, pageIds)).orderBy(...ORDER[filter.sort])
+    },
+
+    /**
+     * Page anchors: the key of every `every`-th role of the listing (positions every, 2 × every,
+     * ... counted from 1), read in one scan of the order's index. A page at offset o then starts
+     * after anchor floor(o / every) with a short offset, instead of walking o index entries.
+     */
+    async listingAnchors(filter: ListingFilter, every: number): Promise<ListingKey[]> {
+      const { keys, table, conditions } = source(filter)
+      const columns = sql.join(
+        keys.map(([column], i) => sql`${column} as ${sql.raw(`k${i}`)}`),
+        sql`, `,
+      )
+      const asText = sql.join(
+        keys.map((_, i) => sql.raw(`k${i}::text as k${i}`)),
+        sql`, `,
+      )
+      const result = await db.execute(sql`
+        select ${asText} from (
+          select ${columns}, row_number() over (order by ${sql.join(orderOf(keys), sql`, `)}) as position
+            from ${table} where ${and(...conditions)}
+        ) as listing
+        where position % ${every} = 0
+        order by position`)
+      const rows = (result as unknown as { rows: Record<string, string>[] }).rows
+      return rows.map((row) => keys.map((_, i) => String(row[`k${i}`])))
     },
 
     /** How many public roles match; the service caches it, as it costs a scan of every match. */
-    async countPublicRoles(filter: Pick<RoleListFilter, 'tagIds' | 'tsQuery' | 'sort'>): Promise<number> {
-      const [row] =
-        filter.tagIds.length > 0
-          ? await db
-              .select({ total: sql<number>`count(*)::int` })
-              .from(sql`(${taggedPage({ ...filter, offset: 0, limit: 0 }, null)}) as matches`)
-          : await db.select({ total: sql<number>`count(*)::int` }).from(roles).where(untaggedConditions(filter))
+    async countPublicRoles(filter: ListingFilter): Promise<number> {
+      const { table, conditions } = source(filter)
+      const [row] = await db
+        .select({ total: sql<number>`count(*)::int` })
+        .from(table)
+        .where(and(...conditions))
       return row?.total ?? 0
     },
 

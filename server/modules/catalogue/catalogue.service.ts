@@ -3,14 +3,38 @@ import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
-import type { CatalogueRepo, RoleSummaryRow } from './catalogue.repo.ts'
+import type { CatalogueRepo, ListingFilter, ListingKey, RoleListFilter, RoleSummaryRow } from './catalogue.repo.ts'
 
 const SUMMARY_LENGTH = 180
 const TAGS_TTL_MS = 60_000
 const MAX_SEARCH_WORDS = 8
-/** Totals of a listing are cached this long (shared by every instance when Redis is configured). */
-const COUNT_TTL_MS = 30_000
-const VERSION_KEY = 'catalogue:version'
+
+/**
+ * Listing caches, in the key-value store (shared by every instance when Redis is configured). Each
+ * entry is valid for one catalogue version (see `catalogueVersion` in db/schema/roles.ts): the
+ * database bumps it in the same transaction as any change to what a listing shows, and every
+ * listing request reads it first, so a change is seen by the very next request. One key per
+ * listing, overwritten when the version moves on: memory stays bounded however often it does.
+ */
+export type ListingCacheOptions = {
+  /**
+   * The first this many roles of each sort, unfiltered and for each single tag, are kept with
+   * their tags: pages within them (the first pages, the home page, "similar characters") come
+   * from the cache. 0 turns it off.
+   */
+  headSize?: number
+  /** Page anchors every this many roles: a page at a deeper offset seeks from the nearest one. */
+  anchorEvery?: number
+}
+const HEAD_SIZE = 100
+/** Chat counts do not bump the version (they order nothing), so cached heads show them this late at most. */
+const HEAD_TTL_MS = 30_000
+const ANCHOR_EVERY = 1000
+/** Totals and anchors: exact for their version, kept this long to bound what stale versions hold. */
+const LISTING_TTL_MS = 10 * 60_000
+
+/** A role of a listing as cached: JSON-safe (the date as ISO text), with the ids of its tags. */
+type ListedRow = Omit<RoleSummaryRow, 'createdAt'> & { createdAt: string; tagIds: number[] }
 
 /**
  * Turns what a user typed into a prefix-matching full-text query: every word must match the
@@ -38,28 +62,89 @@ function tagName(names: Record<string, string>, locale: string): string {
   return names[locale] ?? names[DEFAULT_LOCALE] ?? Object.values(names)[0] ?? ''
 }
 
-export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore) {
-  /**
-   * Counting every match costs a scan; pages only need it to say "Page X of Y", so totals are
-   * cached briefly. Adding, removing or publishing a role bumps the version, which drops them all.
-   */
-  async function countMatching(filter: { tagIds: number[]; tsQuery: string | undefined }) {
-    const version = (await kv.get(VERSION_KEY)) ?? '0'
-    const key = `catalogue:count:${version}:${filter.tagIds.join(',')}:${filter.tsQuery ?? ''}`
-    const cached = await kv.get(key)
-    if (cached !== null) return Number(cached)
-    const total = await repo.countPublicRoles({ ...filter, sort: 'popularity' })
-    await kv.set(key, String(total), COUNT_TTL_MS)
-    return total
+export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore, options: ListingCacheOptions = {}) {
+  const headSize = options.headSize ?? HEAD_SIZE
+  const anchorEvery = options.anchorEvery ?? ANCHOR_EVERY
+  /** Loads in progress, so concurrent misses of one entry run one query. */
+  const loading = new Map<string, Promise<unknown>>()
+
+  /** The value cached under `key` for this `version`, else `load()`'s (stored as `<version>\n<json>`). */
+  async function cachedFor<T>(key: string, version: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+    const raw = await kv.get(key)
+    if (raw !== null) {
+      const cut = raw.indexOf('\n')
+      if (raw.slice(0, cut) === version) return JSON.parse(raw.slice(cut + 1)) as T
+    }
+    const flight = `${version}\n${key}`
+    let pending = loading.get(flight) as Promise<T> | undefined
+    if (!pending) {
+      pending = (async () => {
+        const value = await load()
+        await kv.set(key, `${version}\n${JSON.stringify(value)}`, ttlMs)
+        return value
+      })().finally(() => loading.delete(flight))
+      loading.set(flight, pending)
+    }
+    return pending
   }
 
-  let tagCache: { at: number; rows: Awaited<ReturnType<CatalogueRepo['allTags']>> } | null = null
-  async function allTags() {
-    if (!tagCache || Date.now() - tagCache.at > TAGS_TTL_MS) tagCache = { at: Date.now(), rows: await repo.allTags() }
+  const filterKey = (filter: ListingFilter) => `${filter.tagIds.join(',')}:${filter.tsQuery ?? ''}`
+
+  /** Counting every match costs a scan; pages only need it to say "Page X of Y". */
+  async function countMatching(filter: ListingFilter, version: string) {
+    return cachedFor(`catalogue:count:${filterKey(filter)}`, version, LISTING_TTL_MS, () =>
+      repo.countPublicRoles(filter),
+    )
+  }
+
+  /**
+   * One page from the database. From offset `anchorEvery` on, the page starts after the nearest
+   * page anchor (a keyset seek) and skips fewer than `anchorEvery` roles, whatever the depth.
+   */
+  async function pageFromDatabase(filter: RoleListFilter, version: string): Promise<ListedRow[]> {
+    let page = filter
+    if (filter.offset >= anchorEvery) {
+      const listing: ListingFilter = { sort: filter.sort, tagIds: filter.tagIds, tsQuery: filter.tsQuery }
+      const anchors = await cachedFor<ListingKey[]>(
+        `catalogue:anchors:${anchorEvery}:${filter.sort}:${filterKey(filter)}`,
+        version,
+        LISTING_TTL_MS,
+        () => repo.listingAnchors(listing, anchorEvery),
+      )
+      const nearest = Math.min(Math.floor(filter.offset / anchorEvery), anchors.length)
+      const after = anchors[nearest - 1]
+      if (after) page = { ...filter, after, offset: filter.offset - nearest * anchorEvery }
+    }
+    const rows = await repo.listPublicRoles(page)
+    return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }))
+  }
+
+  /** One page: from the cached head of its listing when it lies within it, else from the database. */
+  async function pageOf(filter: RoleListFilter, version: string): Promise<ListedRow[]> {
+    const inHead = !filter.tsQuery && filter.tagIds.length <= 1 && filter.offset + filter.limit <= headSize
+    if (!inHead) return pageFromDatabase(filter, version)
+    const head = await cachedFor(`catalogue:head:${filter.sort}:${filter.tagIds.join(',')}`, version, HEAD_TTL_MS, () =>
+      pageFromDatabase({ ...filter, offset: 0, limit: headSize }, version),
+    )
+    return head.slice(filter.offset, filter.offset + filter.limit)
+  }
+
+  let tagCache: { at: number; version: string | null; rows: Awaited<ReturnType<CatalogueRepo['allTags']>> } | null =
+    null
+  /** Every tag: exactly those of `version` when given, else at most a minute old. */
+  async function allTags(version?: string) {
+    const fresh =
+      tagCache !== null &&
+      (version === undefined ? Date.now() - tagCache.at <= TAGS_TTL_MS : tagCache.version === version)
+    if (!fresh || !tagCache) tagCache = { at: Date.now(), version: version ?? null, rows: await repo.allTags() }
     return tagCache.rows
   }
 
-  function summaryOf(row: RoleSummaryRow, roleTags: Tag[], viewer: Viewer): RoleSummary {
+  function summaryOf(
+    row: Omit<RoleSummaryRow, 'createdAt'> & { createdAt: Date | string },
+    roleTags: Tag[],
+    viewer: Viewer,
+  ): RoleSummary {
     const gated = row.isAdult && !viewer.adultConfirmed
     return {
       roleId: row.publicId,
@@ -70,7 +155,7 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore) {
       chatCount: row.chatCount,
       popularity: row.popularity,
       rating: { average: Math.round(row.ratingAverage * 10) / 10, count: row.ratingCount },
-      createdAt: row.createdAt.toISOString(),
+      createdAt: new Date(row.createdAt).toISOString(),
       isAdult: row.isAdult,
       gated,
     }
@@ -89,7 +174,9 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore) {
   return {
     async listRoles(query: RoleListQuery, viewer: Viewer, requestedLocale: string): Promise<RoleList> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
-      const known = await allTags()
+      // First the version, then the data: what is read next is at least as new as the version.
+      const version = await repo.listingVersion()
+      const known = await allTags(version)
       const tagIds: number[] = []
       for (const slug of query.tags) {
         const tag = known.find((t) => t.slug === slug)
@@ -99,29 +186,42 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore) {
           ])
         tagIds.push(tag.id)
       }
-      const tsQuery = searchQueryFor(query.q)
-      const [rows, total] = await Promise.all([
-        repo.listPublicRoles({
-          sort: query.sort,
-          offset: (query.page - 1) * query.pageSize,
-          limit: query.pageSize,
-          tagIds,
-          tsQuery,
-        }),
-        countMatching({ tagIds, tsQuery }),
-      ])
+      const filter: ListingFilter = { sort: query.sort, tagIds, tsQuery: searchQueryFor(query.q) }
+      const page: RoleListFilter = { ...filter, offset: (query.page - 1) * query.pageSize, limit: query.pageSize }
+      let rows: Promise<ListedRow[]> | undefined
+      let total: number
+      if (filter.tsQuery && tagIds.length === 0) {
+        // Walking the order's index tests (offset + limit) × everything / matches roles on
+        // average; collecting the matches reads each of them: the smaller wins.
+        const [matches, everything] = await Promise.all([
+          countMatching(filter, version),
+          countMatching({ sort: filter.sort, tagIds: [] }, version),
+        ])
+        page.searchPath = (page.offset + page.limit) * everything < matches * matches ? 'index' : 'matches'
+        total = matches
+      } else {
+        rows = pageOf(page, version)
+        // A page past the end is refused below; this keeps its query from failing unobserved.
+        rows.catch(() => {})
+        total = await countMatching(filter, version)
+      }
       const totalPages = Math.ceil(total / query.pageSize)
       if (query.page > Math.max(totalPages, 1)) {
         throw new AppError(400, 'VALIDATION_ERROR', `Page ${query.page} is past the last page (${totalPages}).`, [
           { path: 'page', message: `must be at most ${totalPages}`, in: 'querystring', lastPage: totalPages },
         ])
       }
-      const tagMap = await tagsByRole(
-        rows.map((r) => r.id),
-        locale,
-      )
+      const listed = await (rows ?? pageOf(page, version))
+      const tagById = new Map(known.map((t) => [t.id, t]))
+      const tagsOf = (row: ListedRow): Tag[] =>
+        row.tagIds
+          .flatMap((id) => {
+            const tag = tagById.get(id)
+            return tag ? [{ slug: tag.slug, name: tagName(tag.names, locale) }] : []
+          })
+          .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0))
       return {
-        items: rows.map((row) => summaryOf(row, tagMap.get(row.id) ?? [], viewer)),
+        items: listed.map((row) => summaryOf(row, tagsOf(row), viewer)),
         page: query.page,
         pageSize: query.pageSize,
         total,
@@ -195,9 +295,12 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore) {
       return userId ? repo.userShowsAdultContent(userId) : false
     },
 
-    /** Call after any change to which roles are public, so listing totals are recounted. */
+    /**
+     * Drops every cached listing. Database triggers already do it for every change a listing shows,
+     * in the transaction of the change; this is for callers that want to be explicit.
+     */
     async invalidateListings() {
-      await kv.set(VERSION_KEY, String(Date.now()), 365 * 86_400_000)
+      await repo.bumpListingVersion()
     },
 
     async setAdultPreference(userId: string | null, show: boolean) {
