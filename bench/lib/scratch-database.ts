@@ -1,7 +1,7 @@
 // A database of the benchmark's own: PGlite in a temporary folder by default; with DATABASE_URL, a
-// fresh database created on that PostgreSQL server and dropped again on close, so benchmarks run
-// one after the other against the same server never see each other's rows.
-import { randomBytes } from 'node:crypto'
+// fresh database `bench_<name>_scratch` created on that PostgreSQL server and dropped again on
+// close (or by the next run, if this one failed), so benchmarks run one after the other against
+// the same server never see each other's rows.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -28,7 +28,8 @@ export async function openScratchDatabase(name: string): Promise<DatabaseHandle 
     await database.migrate()
     return Object.assign(database, { dataDir })
   }
-  const scratch = `bench_${name}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`
+  const scratch = `bench_${name}_scratch`
+  await admin(serverUrl, `DROP DATABASE IF EXISTS "${scratch}" WITH (FORCE)`)
   await admin(serverUrl, `CREATE DATABASE "${scratch}"`)
   const database = openDatabase({ url: withDatabase(serverUrl, scratch), dataDir })
   await database.migrate()
