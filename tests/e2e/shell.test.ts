@@ -11,12 +11,14 @@ import {
   startServer,
 } from './browser.ts'
 
+const SHELL_USER = { username: 'shelltester', email: 'shell@example.test', password: 'Shell-tester-password-42' }
+
 describe.skipIf(!chromiumPath)('app shell in a browser', () => {
   let server: RunningServer
   let browser: Browser
   beforeAll(async () => {
     mkdirSync(screenshotDir, { recursive: true })
-    server = await startServer()
+    server = await startServer({}, { users: [SHELL_USER] })
     browser = await launchBrowser()
   })
   afterAll(async () => {
@@ -64,11 +66,16 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
     await page.waitForURL(`${server.url}/characters`)
     await page.getByRole('heading', { level: 1, name: 'Characters' }).waitFor()
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
-    // A page that does not exist (yet), reached client-side, shows the 404 page inside the shell.
-    await page.getByRole('navigation', { name: 'Navigation' }).getByRole('link', { name: 'Blog' }).click()
-    await page.waitForURL(`${server.url}/blog`)
+    // A page that does not exist, reached client-side (through the router, as a link would), shows
+    // the 404 page inside the shell.
+    await page.evaluate(() =>
+      (
+        window as unknown as { __reactRouterDataRouter: { navigate: (to: string) => Promise<void> } }
+      ).__reactRouterDataRouter.navigate('/no/such/page-in-app'),
+    )
+    await page.waitForURL(`${server.url}/no/such/page-in-app`)
     await page.getByTestId('error-not-found').waitFor()
-    expect(await page.getByText('Page not found: /blog').count()).toBe(1)
+    expect(await page.getByText('Page not found: /no/such/page-in-app').count()).toBe(1)
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
 
     await page.getByRole('link', { name: 'Back to home' }).click()
@@ -125,11 +132,20 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
   it('shows Logout and My Chats when a token is held, and clears both tokens on Logout', async () => {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
-    await page.goto(`${server.url}/`)
-    await page.evaluate(() => {
-      localStorage.setItem('token', 'a')
-      localStorage.setItem('refreshToken', 'b')
+    const login = await fetch(`${server.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: SHELL_USER.email, password: SHELL_USER.password }),
     })
+    const { token, refreshToken } = (await login.json()).data as { token: string; refreshToken: string }
+    await page.goto(`${server.url}/`)
+    await page.evaluate(
+      ([access, refresh]) => {
+        localStorage.setItem('token', access ?? '')
+        localStorage.setItem('refreshToken', refresh ?? '')
+      },
+      [token, refreshToken],
+    )
     await page.reload()
     await page.getByRole('button', { name: 'Logout' }).waitFor()
     await page.getByText('No chat history').waitFor()
