@@ -7,7 +7,7 @@
 // is created on that server and dropped at the end); BENCH_QUICK=1 for a smoke run (sizes ÷ 10).
 // Writes bench/results/growth.json (see bench/lib/report.ts).
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { type SQL, sql } from 'drizzle-orm'
@@ -22,6 +22,7 @@ import type { BenchResult } from './lib/report.ts'
 import { openScratchDatabase } from './lib/scratch-database.ts'
 
 const QUICK = process.env.BENCH_QUICK === '1'
+const loadAtStart = loadavg()[0] ?? 0
 const ROLE_SIZES = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000]
 const MESSAGE_SIZES = QUICK ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]
 const REQUESTS = Number(process.env.REQUESTS ?? (QUICK ? 30 : 150))
@@ -261,7 +262,7 @@ const result: BenchResult = {
     `Tables grown with set-based SQL, then VACUUM ANALYZE; ${REQUESTS} requests per figure after ${WARMUP} warm-up, in-process (\`app.inject\`); ${engine}.`,
     'Listing: deep pages seek from the nearest page anchor (every 1,000th role), so the middle page costs about what page 50 does.',
     `Messages: keyset pages on the (session, id) index; the chat's ${SESSION_MESSAGES.toLocaleString('en')} messages stay the same while other chats fill the table.`,
-    `Run took ${seconds(started)}.`,
+    `Run took ${seconds(started)}; load average (1 min) at start and end: ${loadAtStart.toFixed(1)} and ${(loadavg()[0] ?? 0).toFixed(1)} on ${cpus().length} cores.`,
   ],
   tables,
   budgets,

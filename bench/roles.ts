@@ -1,13 +1,14 @@
 // Role listing over 100,000 roles: p50/p95 server time for each sort, tag filters, search and deep
 // pages, next to a bare route that returns the same bytes (the baseline measured in the same run).
-// Twice: with the listing caches bypassed (the database path: anchors and totals cached as in steady
-// state, no cached head) and as served (first pages from the cached head). Then what the first
-// request after a change costs, when anchors and totals are computed again.
+// Twice, the scenarios taken in turn (round robin): with the listing caches bypassed (the database
+// path: anchors and totals cached as between changes, no cached head) and as served (first pages
+// from the cached head). Then what the first request after a change costs, when anchors and
+// totals are computed again.
 // `npm run bench:roles` (DATABASE_URL=postgres://... to use PostgreSQL: a database of its own is
 // created on that server and dropped at the end; ROLES=N, REQUESTS=N; BENCH_QUICK=1 for a smoke
 // run). Writes bench/results/roles.json (see bench/lib/report.ts).
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'drizzle-orm'
@@ -20,6 +21,7 @@ import type { BenchResult } from './lib/report.ts'
 import { openScratchDatabase } from './lib/scratch-database.ts'
 
 const QUICK = process.env.BENCH_QUICK === '1'
+const loadAtStart = loadavg()[0] ?? 0
 const ROLES = Number(process.env.ROLES ?? (QUICK ? 10_000 : 100_000))
 const REQUESTS = Number(process.env.REQUESTS ?? (QUICK ? 40 : 200))
 const WARMUP = QUICK ? 5 : 20
@@ -58,22 +60,19 @@ const served = await appWith()
 /** The database path: no cached head (anchors and totals stay cached, as they are between changes). */
 const direct = await appWith(0)
 
-type Result = { name: string; p50: number; p95: number; p99: number; bytes: number }
+type Result = { name: string; p50: number; p95: number; p99: number }
 
-async function measure(app: FastifyInstance, name: string, url: string): Promise<Result> {
-  const times: number[] = []
-  let bytes = 0
-  for (let i = 0; i < WARMUP + REQUESTS; i++) {
-    const started = performance.now()
-    const res = await app.inject({ method: 'GET', url })
-    const elapsed = performance.now() - started
-    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`)
-    bytes = res.body.length
-    if (i >= WARMUP) times.push(elapsed)
-  }
-  times.sort((a, b) => a - b)
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0
-  return { name, p50: at(0.5), p95: at(0.95), p99: at(0.99), bytes }
+async function timed(app: FastifyInstance, url: string): Promise<number> {
+  const started = performance.now()
+  const res = await app.inject({ method: 'GET', url })
+  const elapsed = performance.now() - started
+  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`)
+  return elapsed
+}
+function percentiles(name: string, times: number[]): Result {
+  const sorted = [...times].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+  return { name, p50: at(0.5), p95: at(0.95), p99: at(0.99) }
 }
 
 const totalOf = async (query: string) =>
@@ -107,17 +106,32 @@ const scenarios: [string, string][] = [
 ]
 
 type Row = Result & { ratio: number; baselineP50: number }
+/**
+ * Round robin: each round sends every scenario once (its bare-route twin just before it), so a
+ * burst of load from elsewhere on a shared machine falls on all scenarios alike.
+ */
 async function run(app: FastifyInstance, label: string): Promise<Row[]> {
   console.log(`\n${label}`)
-  const rows: Row[] = []
-  for (const [name, url] of scenarios) {
-    baselineBody = (await app.inject({ method: 'GET', url })).body
-    const baseline = await measure(app, 'bare route, same bytes', '/bench/bare')
-    const result = await measure(app, name, url)
-    rows.push({ ...result, baselineP50: baseline.p50, ratio: result.p50 / baseline.p50 })
-    console.log(`  ${name}: p50 ${result.p50.toFixed(2)} ms, p95 ${result.p95.toFixed(2)} ms`)
+  const bodies: string[] = []
+  for (const [, url] of scenarios) bodies.push((await app.inject({ method: 'GET', url })).body)
+  const times = scenarios.map(() => ({ route: [] as number[], bare: [] as number[] }))
+  for (let round = 0; round < WARMUP + REQUESTS; round++) {
+    for (const [i, [, url]] of scenarios.entries()) {
+      baselineBody = bodies[i] ?? '{}'
+      const bare = await timed(app, '/bench/bare')
+      const route = await timed(app, url)
+      if (round >= WARMUP) {
+        times[i]?.bare.push(bare)
+        times[i]?.route.push(route)
+      }
+    }
   }
-  return rows
+  return scenarios.map(([name], i) => {
+    const result = percentiles(name, times[i]?.route ?? [])
+    const baseline = percentiles('bare route, same bytes', times[i]?.bare ?? [])
+    console.log(`  ${name}: p50 ${result.p50.toFixed(2)} ms, p95 ${result.p95.toFixed(2)} ms`)
+    return { ...result, baselineP50: baseline.p50, ratio: result.p50 / baseline.p50 }
+  })
 }
 const cold = await run(direct, 'database path (listing head not cached)')
 const warm = await run(served, 'as served (first pages from the cached head)')
@@ -218,6 +232,7 @@ const result: BenchResult = {
     database.kind === 'postgres'
       ? 'PostgreSQL: VACUUM ANALYZE after the bulk load, as autovacuum does shortly after one.'
       : 'PGlite: VACUUM ANALYZE after the bulk load, as the server does at start and hourly (no autovacuum).',
+    `Load average (1 min) at start and end: ${loadAtStart.toFixed(1)} and ${(loadavg()[0] ?? 0).toFixed(1)} on ${cpus().length} cores; p95 and p99 suffer first when other jobs share the machine.`,
   ],
   tables,
   budgets,
