@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { constants as zlib } from 'node:zlib'
 import compress from '@fastify/compress'
 import cookie from '@fastify/cookie'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import type { ViteDevServer } from 'vite'
 import type { DatabaseHandle } from '#db/client.ts'
@@ -25,7 +25,8 @@ import { sitemapApiRoutes, sitemapFileRoutes } from '#server/modules/sitemap/sit
 import apiDocs from '#server/plugins/api-docs.ts'
 import authentication from '#server/plugins/authentication.ts'
 import database from '#server/plugins/database.ts'
-import errorHandler from '#server/plugins/error-handler.ts'
+import errorHandler, { errorEnvelope } from '#server/plugins/error-handler.ts'
+import inputGuards from '#server/plugins/input-guards.ts'
 import keyValueStore from '#server/plugins/key-value-store.ts'
 import localeDetection from '#server/plugins/locale-detection.ts'
 import metrics from '#server/plugins/metrics.ts'
@@ -81,6 +82,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Drop idle keep-alive sockets at once on close; requests in flight are drained.
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
+    // Errors the router raises before any route runs (a path parameter over maxParamLength, a
+    // malformed URL) leave as the error envelope too, without echoing the path back.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long.' : 'The URL is not valid.'
+      void (reply as FastifyReply).status(status).send(errorEnvelope(status, 'BAD_REQUEST', message))
+    },
   }).withTypeProvider<ZodTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
@@ -114,6 +123,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   })
 
   await app.register(errorHandler)
+  await app.register(inputGuards)
   await app.register(securityHeaders, {
     production: config.isProduction,
     devServer: Boolean(options.vite),
