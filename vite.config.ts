@@ -24,10 +24,59 @@ function buildMetadata(): Plugin {
   }
 }
 
+type ModuleGraph = { getModuleInfo(id: string): { importers: readonly string[] } | null }
+
+/** Entry points whose static imports every page loads: the browser entry and the root route. */
+const SHELL_ENTRIES = /[\\/]app[\\/](entry\.client|root)\.tsx$/
+const BARRELS = /[\\/]node_modules[\\/]lucide-react[\\/]dist[\\/]esm[\\/]lucide-react\.mjs$/
+/** The libraries of the shell, in three chunks of their own (they change less often than the app). */
+const VENDOR_CHUNKS: [RegExp, string][] = [
+  [/[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/, 'react'],
+  [/[\\/]node_modules[\\/]react-router[\\/]/, 'router'],
+  [/[\\/]node_modules[\\/](i18next|react-i18next|use-sync-external-store)[\\/]/, 'i18n'],
+]
+
+/**
+ * Chunks for what every page loads (the shell): a few mid-sized files instead of dozens of tiny
+ * shared ones, which over HTTP/1.1 cost a round trip each. A module belongs to the shell when the
+ * browser entry or the root route imports it statically, directly or through other modules.
+ */
+function shellChunkName() {
+  const inShell = new Map<string, boolean>()
+  const reachable = (id: string, graph: ModuleGraph, seen: Set<string>): boolean => {
+    const known = inShell.get(id)
+    if (known !== undefined) return known
+    if (SHELL_ENTRIES.test(id)) return true
+    if (seen.has(id)) return false
+    seen.add(id)
+    // A re-exporting index (lucide-react's) reaches everything it lists; what is used from it is
+    // only known after tree-shaking, so it does not pull its modules into the shell.
+    if (BARRELS.test(id)) return false
+    return (graph.getModuleInfo(id)?.importers ?? []).some((importer) => reachable(importer, graph, seen))
+  }
+  return (id: string, graph: ModuleGraph): string | null => {
+    let shell = inShell.get(id)
+    if (shell === undefined) {
+      shell = reachable(id, graph, new Set())
+      inShell.set(id, shell)
+    }
+    if (!shell) return null
+    for (const [pattern, name] of VENDOR_CHUNKS) if (pattern.test(id)) return name
+    return 'shell'
+  }
+}
+
 export default defineConfig({
   plugins: [tailwindcss(), reactRouter(), buildMetadata()],
   define: {
     __BUILD_ID__: JSON.stringify(buildId),
   },
   build: { target: 'es2022' },
+  environments: {
+    client: {
+      build: {
+        rolldownOptions: { output: { codeSplitting: { groups: [{ name: shellChunkName() }] } } },
+      },
+    },
+  },
 })

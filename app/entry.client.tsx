@@ -4,7 +4,7 @@ import { I18nextProvider } from 'react-i18next'
 import { HydratedRouter } from 'react-router/dom'
 import { watchForNewBuilds } from '#app/lib/build-version.ts'
 import { reloadOnceOnChunkError } from '#app/lib/chunk-reload.ts'
-import { lazyTranslations } from '#app/lib/i18n.client.ts'
+import { lazyTranslations, prefetchTranslationTable } from '#app/lib/i18n.client.ts'
 import { createI18n } from '#app/lib/i18n.ts'
 import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 
@@ -25,3 +25,4 @@ startTransition(() => {
     </StrictMode>,
   )
 })
+prefetchTranslationTable()

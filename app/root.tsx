@@ -5,11 +5,11 @@ import {
   Links,
   Meta,
   Outlet,
-  Scripts,
   ScrollRestoration,
   type ShouldRevalidateFunctionArgs,
   useLocation,
 } from 'react-router'
+import { DeferredScripts } from '#app/components/deferred-scripts.tsx'
 import { ErrorPage } from '#app/components/error-page.tsx'
 import { AppShell } from '#app/components/layout/app-shell.tsx'
 import { Notifications } from '#app/components/notifications.tsx'
@@ -73,7 +73,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {children}
         <Notifications />
         <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        <DeferredScripts nonce={nonce} />
       </body>
     </html>
   )

@@ -132,6 +132,7 @@ export default function Characters({ loaderData, params }: Route.ComponentProps)
                   role={role}
                   href={localizePath(locale, `/characters/${role.roleId}`)}
                   eager={index < 4}
+                  headingLevel={2}
                 />
               ))}
             </RoleGrid>

@@ -16,9 +16,26 @@ import type { Route } from './+types/subscribe.ts'
 
 export const handle = { i18n: ['pricing'] }
 
-export function loader({ context }: Route.LoaderArgs) {
-  // Not awaited: the page shell streams at once and the plans follow ('Loading plans...').
-  return { plans: context.get(appLoadContext).plans.listPlans() }
+/** How long the page waits for the plans before it streams with 'Loading plans...' instead. */
+const PLANS_WAIT_MS = 150
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const plans = context.get(appLoadContext).plans.listPlans()
+  // The plans are usually there within milliseconds; the page then arrives whole. Plans streamed in
+  // after the first paint push everything below them down (a layout shift of half the screen), so
+  // only a slow database gets the early shell with 'Loading plans...' (a failure shows its message).
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const ready = await Promise.race([
+    plans.then(
+      (list) => ({ list }),
+      () => null,
+    ),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(resolve, PLANS_WAIT_MS, null)
+    }),
+  ])
+  clearTimeout(timer)
+  return { plans: ready ? ready.list : plans }
 }
 
 /** `/subscribe`: the plans, a monthly/yearly toggle, and the way to pay (card or crypto). */
@@ -60,6 +77,25 @@ export default function Subscribe({ loaderData, params }: Route.ComponentProps) 
     }
   }
 
+  const planGrid = (plans: Plan[]) =>
+    plans.length === 0 ? (
+      <p className="mt-10 text-center text-zinc-400">{t('empty')}</p>
+    ) : (
+      <div className="mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
+        {plans.map((plan) => (
+          <PlanCard
+            key={plan.planId}
+            plan={plan}
+            cycle={cycle}
+            locale={locale}
+            current={currentPlanId === plan.planId}
+            busy={busy}
+            onBuy={(type) => buy(plan.planId, type)}
+          />
+        ))}
+      </div>
+    )
+
   return (
     <>
       <PageMeta title={t('metaTitle')} description={t('description')} />
@@ -89,42 +125,30 @@ export default function Subscribe({ loaderData, params }: Route.ComponentProps) 
             </label>
           ))}
         </fieldset>
-        <Suspense
-          fallback={
-            <p role="status" className="mt-10 text-center text-zinc-400">
-              {t('loading')}
-            </p>
-          }
-        >
-          <Await
-            resolve={loaderData.plans}
-            errorElement={
-              <p role="alert" className="mt-10 text-center text-red-300">
-                {t('loadFailed', { reason: tCommon('apiErrors.INTERNAL_ERROR') })}
+        {/* Plans already known render in place: React streams any sizeable Suspense boundary
+            separately, fallback first, even when its content is ready. */}
+        {Array.isArray(loaderData.plans) ? (
+          planGrid(loaderData.plans)
+        ) : (
+          <Suspense
+            fallback={
+              <p role="status" className="mt-10 text-center text-zinc-400">
+                {t('loading')}
               </p>
             }
           >
-            {(plans: Plan[]) =>
-              plans.length === 0 ? (
-                <p className="mt-10 text-center text-zinc-400">{t('empty')}</p>
-              ) : (
-                <div className="mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
-                  {plans.map((plan) => (
-                    <PlanCard
-                      key={plan.planId}
-                      plan={plan}
-                      cycle={cycle}
-                      locale={locale}
-                      current={currentPlanId === plan.planId}
-                      busy={busy}
-                      onBuy={(type) => buy(plan.planId, type)}
-                    />
-                  ))}
-                </div>
-              )
-            }
-          </Await>
-        </Suspense>
+            <Await
+              resolve={loaderData.plans}
+              errorElement={
+                <p role="alert" className="mt-10 text-center text-red-300">
+                  {t('loadFailed', { reason: tCommon('apiErrors.INTERNAL_ERROR') })}
+                </p>
+              }
+            >
+              {planGrid}
+            </Await>
+          </Suspense>
+        )}
         <p className="mx-auto mt-8 max-w-2xl text-center text-sm text-zinc-400">{t('honest')}</p>
       </div>
     </>

@@ -79,7 +79,7 @@ describe.skipIf(!chromiumPath)('catalogue in a browser', () => {
       await pagination.getByLabel(c.pagination.jumpLabel).and(page.locator('[value="2"]')).waitFor()
 
       // Adult characters open behind the age gate (tested on its own below): take one that is not.
-      const firstCard = page.locator('main ul > li').filter({ hasNotText: c.card.adultBadge }).locator('h3 a').first()
+      const firstCard = page.locator('main ul > li').filter({ hasNotText: c.card.adultBadge }).locator('h2 a').first()
       const name = (await firstCard.textContent()) ?? ''
       await firstCard.click()
       await page.waitForURL(new RegExp(`${prefix}/characters/[a-z0-9]+$`))
@@ -104,7 +104,7 @@ describe.skipIf(!chromiumPath)('catalogue in a browser', () => {
     const target = api.items[0]?.name ?? ''
     await page.getByPlaceholder('Search AI characters...').pressSequentially(target.slice(0, 5), { delay: 40 })
     await page.waitForURL(/\/characters\?q=/)
-    await expect.poll(() => page.locator('main h3').allTextContents()).toContain(target)
+    await expect.poll(() => page.locator('main li h2').allTextContents()).toContain(target)
     await page.screenshot({ path: path.join(screenshotDir, 'search.png') })
     await page.context().close()
   })

@@ -3,9 +3,23 @@ import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
 import type { RoleSummary } from '#contracts/catalogue.ts'
 
-/** A character in a grid: avatar, name, tags, summary, chats and rating. Adult ones stay blurred. */
-export function RoleCard({ role, href, eager = false }: { role: RoleSummary; href: string; eager?: boolean }) {
+/**
+ * A character in a grid: avatar, name, tags, summary, chats and rating. Adult ones stay blurred.
+ * The name is a heading one level below the grid's own (`h2` when the page title is the only one).
+ */
+export function RoleCard({
+  role,
+  href,
+  eager = false,
+  headingLevel = 3,
+}: {
+  role: RoleSummary
+  href: string
+  eager?: boolean
+  headingLevel?: 2 | 3
+}) {
   const { t } = useTranslation('catalogue')
+  const Heading = headingLevel === 2 ? 'h2' : 'h3'
   return (
     <li className="group relative flex flex-col overflow-hidden rounded-2xl border border-zinc-800 bg-zinc-900 transition hover:border-violet-500/60">
       <div className="relative aspect-square overflow-hidden bg-zinc-800">
@@ -27,7 +41,7 @@ export function RoleCard({ role, href, eager = false }: { role: RoleSummary; hre
         ) : null}
       </div>
       <div className="flex flex-1 flex-col gap-2 p-3">
-        <h3 className="font-semibold leading-tight">
+        <Heading className="font-semibold leading-tight">
           <Link
             to={href}
             dir="auto"
@@ -36,7 +50,7 @@ export function RoleCard({ role, href, eager = false }: { role: RoleSummary; hre
           >
             {role.name}
           </Link>
-        </h3>
+        </Heading>
         {role.tags.length > 0 ? (
           <ul className="flex flex-wrap gap-1" aria-label={t('list.filterRoles')}>
             {role.tags.slice(0, 3).map((tag) => (
