@@ -8,6 +8,7 @@ import type { ViteDevServer } from 'vite'
 import type { DatabaseHandle } from '#db/client.ts'
 import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { accountRoutes } from '#server/modules/account/account.routes.ts'
 import { authRoutes } from '#server/modules/auth/auth.routes.ts'
 import { blogAssetRoutes, blogRoutes } from '#server/modules/blog/blog.routes.ts'
 import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
@@ -82,6 +83,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Drop idle keep-alive sockets at once on close; requests in flight are drained.
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
+    // A hop count is a function for Fastify's types; proxy-addr counts hops from the socket.
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (() => {
+            const hops = config.trustProxy
+            return (_address: string, hop: number) => hop < hops
+          })()
+        : config.trustProxy,
     // Errors the router raises before any route runs (a path parameter over maxParamLength, a
     // malformed URL) leave as the error envelope too, without echoing the path back.
     frameworkErrors: (error, _request, reply) => {
@@ -151,6 +160,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(
     async (api) => {
       await api.register(authRoutes(services.auth, services.humanVerification, services.googleSignIn))
+      await api.register(accountRoutes(services.account))
       await api.register(catalogueRoutes(services.catalogue))
       await api.register(charactersRoutes(services.characters, services.catalogue, options.kv))
       await api.register(diamondsRoutes(services.diamonds, services.plans, config.cronSecret))

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '#server/config.ts'
+import { ConfigError, loadConfig, parseTrustProxy } from '#server/config.ts'
+import { buildTestApp } from '#tests/helpers/test-app.ts'
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'rp-config-'))
 
@@ -14,6 +15,42 @@ const productionEnv = {
   STRIPE_SECRET_KEY: 'sk_live_x',
   STRIPE_WEBHOOK_SECRET: 'whsec_x',
 }
+
+describe('TRUST_PROXY', () => {
+  it('believes no proxy unless told, then hops, every hop, or listed addresses', () => {
+    expect(parseTrustProxy(undefined)).toBe(false)
+    expect(parseTrustProxy(' false ')).toBe(false)
+    expect(parseTrustProxy('1')).toBe(1)
+    expect(parseTrustProxy('true')).toBe(true)
+    expect(parseTrustProxy('10.0.0.0/8, 127.0.0.1')).toEqual(['10.0.0.0/8', '127.0.0.1'])
+  })
+
+  it('makes the forwarded client address the one rate limits see, only from a trusted proxy', async () => {
+    const ipOf = async (trustProxy: string | undefined) => {
+      const t = await buildTestApp({
+        env: trustProxy ? { TRUST_PROXY: trustProxy } : {},
+        configure: (app) => {
+          app.get('/test/ip', async (request) => ({ ip: request.ip }))
+        },
+      })
+      try {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: '/test/ip',
+          remoteAddress: '127.0.0.1',
+          headers: { 'x-forwarded-for': '203.0.113.7' },
+        })
+        return res.json().ip as string
+      } finally {
+        await t.close()
+      }
+    }
+    expect(await ipOf(undefined)).toBe('127.0.0.1')
+    expect(await ipOf('1')).toBe('203.0.113.7')
+    expect(await ipOf('127.0.0.1')).toBe('203.0.113.7')
+    expect(await ipOf('10.0.0.1')).toBe('127.0.0.1')
+  })
+})
 
 describe('loadConfig', () => {
   it('works in development with no variables at all', () => {

@@ -32,6 +32,8 @@ const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
   ),
+  // Behind a reverse proxy: which proxy's X-Forwarded-For to believe (see parseTrustProxy).
+  TRUST_PROXY: optionalString,
   REDIS_URL: optionalString.pipe(
     z
       .string()
@@ -84,6 +86,8 @@ export type Config = Readonly<{
   blogDir: string
   databaseUrl: string | undefined
   redisUrl: string | undefined
+  /** Fastify's `trustProxy`: which reverse proxies' X-Forwarded-For headers to believe. */
+  trustProxy: boolean | number | string[]
   jwtSecret: string
   llm: {
     baseUrl: string
@@ -176,6 +180,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     blogDir: path.resolve(env.BLOG_DIR),
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     jwtSecret: env.JWT_SECRET ?? localSecret(dataDir, 'jwt-secret'),
     llm: {
       baseUrl: env.LLM_BASE_URL,
@@ -220,4 +225,20 @@ function localSecret(dataDir: string, name: string): string {
   const secret = randomBytes(48).toString('base64url')
   writeFileSync(file, `${secret}\n`, { mode: 0o600 })
   return secret
+}
+
+/**
+ * `TRUST_PROXY`: unset or `false` (the default) believes no proxy, so clients cannot fake their
+ * address; `true` believes every hop (only when nothing reaches the app but the proxy); a number believes that many proxy hops; anything else is a comma-separated list of
+ * proxy addresses or CIDR ranges (`10.0.0.0/8,127.0.0.1`). Per-address rate limits use the result.
+ */
+export function parseTrustProxy(value: string | undefined): boolean | number | string[] {
+  const text = value?.trim()
+  if (!text || text === 'false') return false
+  if (text === 'true') return true
+  if (/^\d+$/.test(text)) return Number(text)
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
 }

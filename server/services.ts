@@ -2,6 +2,8 @@ import path from 'node:path'
 import type { Db } from '#db/client.ts'
 import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { createAccountRepo } from '#server/modules/account/account.repo.ts'
+import { createAccountService } from '#server/modules/account/account.service.ts'
 import { createAccessTokens } from '#server/modules/auth/access-token.ts'
 import { createAuthRepo } from '#server/modules/auth/auth.repo.ts'
 import { createAuthService } from '#server/modules/auth/auth.service.ts'
@@ -121,7 +123,9 @@ export function createServices({ db, kv, config, log, listingCache }: ServiceDep
     blog,
     files: { plans: PLANS_FILE, links: LINKS_FILE },
   })
+  const account = createAccountService({ repo: createAccountRepo(db), kv, images, catalogue })
   return {
+    account,
     images,
     catalogue,
     characters,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '#server/lib/errors.ts'
+import { DELETED_USER_KEY } from '#server/modules/account/account.service.ts'
 import type { AccessTokens } from '#server/modules/auth/access-token.ts'
 
 declare module 'fastify' {
@@ -24,11 +25,14 @@ export default fp(
       const header = request.headers.authorization
       if (!header?.startsWith('Bearer ')) return
       const claims = await app.accessTokens.verify(header.slice('Bearer '.length).trim())
-      request.userId = claims?.userId ?? null
+      if (!claims) return
+      // A token signed before its account was deleted stays valid until it expires: refuse it.
+      if (await app.kv.get(DELETED_USER_KEY(claims.userId))) return
+      request.userId = claims.userId
     })
     app.decorate('requireUser', async (request: FastifyRequest) => {
       if (!request.userId) throw AppError.unauthorized()
     })
   },
-  { name: 'authentication' },
+  { name: 'authentication', dependencies: ['key-value-store'] },
 )

@@ -1,0 +1,65 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { AppError } from '#server/lib/errors.ts'
+import { ok, okSchema } from '#server/lib/reply.ts'
+import type { AccountService } from './account.service.ts'
+
+const deleteBody = z
+  .object({
+    /** For accounts with a password. */
+    password: z.string().max(200).optional(),
+    /** For accounts without one (Google only): their e-mail address, typed in full. */
+    email: z.string().max(320).optional(),
+  })
+  .strict()
+
+export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
+  return async (app) => {
+    const tags = ['accounts']
+    const userOf = (userId: string | null) => {
+      if (!userId) throw AppError.unauthorized()
+      return userId
+    }
+
+    app.get(
+      '/account/export',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags,
+          summary:
+            'Download everything stored about the signed-in user (profile, characters, chats with every reply alternative, diamonds, orders, reports) as a JSON file',
+          security: [{ bearer: [] }],
+        },
+      },
+      async (request, reply) => {
+        const data = await account.exportData(userOf(request.userId))
+        const date = data.exportedAt.slice(0, 10)
+        reply
+          .header('cache-control', 'no-store')
+          .header('content-type', 'application/json; charset=utf-8')
+          .header('content-disposition', `attachment; filename="taleweave-data-${date}.json"`)
+        return JSON.stringify(data, null, 2)
+      },
+    )
+
+    app.post(
+      '/account/delete',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags,
+          summary:
+            'Delete the signed-in account and everything personal, confirmed with the password (or the e-mail address for accounts without one)',
+          security: [{ bearer: [] }],
+          body: deleteBody,
+          response: { 200: okSchema(z.object({ message: z.literal('deleted') })) },
+        },
+      },
+      async (request) => {
+        await account.deleteAccount(userOf(request.userId), request.body, request.ip)
+        return ok({ message: 'deleted' as const })
+      },
+    )
+  }
+}

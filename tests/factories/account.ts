@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto'
+import { eq } from 'drizzle-orm'
+import type { Db } from '#db/client.ts'
+import { chatSessions } from '#db/schema/chat.ts'
+import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
+import { orders, subscriptions } from '#db/schema/payments.ts'
+import { roleReports } from '#db/schema/reports.ts'
+import { roles } from '#db/schema/roles.ts'
+import { users } from '#db/schema/users.ts'
+import { createRole, createTags, ratingsFor } from './catalogue.ts'
+import { addMessages } from './chat.ts'
+
+/**
+ * Gives a user a bit of everything an account holds: a tagged character, a chat with a reply,
+ * diamonds, a paid order and a plan, a report and a rating of `otherRoleId`. Every text contains
+ * `marker`, so an export can be searched for another user's data.
+ */
+export async function fillAccount(db: Db, userId: string, marker: string, otherRoleId?: string) {
+  const slug = `tag-${randomBytes(3).toString('hex')}`
+  await createTags(db, [{ slug, names: { en: `Tag ${marker}` } }])
+  const roleId = await createRole(db, {
+    name: `Character ${marker}`,
+    creatorId: userId,
+    tagSlugs: [slug],
+    scenario: `Scenario ${marker}`,
+  })
+  const sessionId = await chatWith(db, userId, roleId, marker)
+  await db.insert(diamondLedger).values({ userId, amount: 50, reason: 'signup', reference: `signup:${userId}` })
+  await db.insert(diamondBalances).values({ userId, balance: 50 })
+  const orderId = `ord_${randomBytes(6).toString('hex')}`
+  await db.insert(orders).values({
+    id: orderId,
+    userId,
+    planId: 'plus',
+    billingCycle: 'monthly',
+    paymentType: 'card',
+    provider: 'sandbox',
+    providerRef: `secret-ref-${marker}`,
+    status: 'paid',
+    amount: 999,
+    currency: 'usd',
+    paidAt: new Date(),
+  })
+  await db.insert(subscriptions).values({
+    userId,
+    planId: 'plus',
+    billingCycle: 'monthly',
+    provider: 'sandbox',
+    status: 'active',
+    currentPeriodEnd: new Date(Date.now() + 30 * 86_400_000),
+  })
+  if (otherRoleId) {
+    const [other] = await db.select({ id: roles.id }).from(roles).where(eq(roles.publicId, otherRoleId))
+    if (other)
+      await db
+        .insert(roleReports)
+        .values({ roleId: other.id, reporterId: userId, reason: 'spam', text: `Report ${marker}` })
+    await ratingsFor(db, otherRoleId, [{ userId, score: 2 }])
+  }
+  return { roleId, sessionId, orderId }
+}
+
+/** A chat of the user with a character: a greeting, a question and an answer. */
+export async function chatWith(db: Db, userId: string, rolePublicId: string, marker: string) {
+  const [role] = await db.select({ id: roles.id }).from(roles).where(eq(roles.publicId, rolePublicId))
+  const [session] = await db
+    .insert(chatSessions)
+    .values({ userId, roleId: role?.id ?? null, memoryNote: `Memory ${marker}` })
+    .returning({ id: chatSessions.id })
+  if (!session) throw new Error('session was not stored')
+  await addMessages(db, session.id, [
+    { author: 'assistant', content: `Greeting ${marker}` },
+    { author: 'user', content: `Question ${marker}` },
+    { author: 'assistant', content: `Answer ${marker}` },
+  ])
+  return session.id
+}
+
+/** Makes the user's plan one that Stripe renews. */
+export async function makePlanRenew(db: Db, userId: string) {
+  await db
+    .update(subscriptions)
+    .set({ provider: 'stripe', providerSubscriptionId: `sub_${randomBytes(6).toString('hex')}` })
+    .where(eq(subscriptions.userId, userId))
+}
+
+export async function userExists(db: Db, userId: string) {
+  const rows = await db.select({ id: users.id }).from(users).where(eq(users.id, userId))
+  return rows.length > 0
+}
+
+export async function ratingOf(db: Db, rolePublicId: string) {
+  const [row] = await db
+    .select({ ratingCount: roles.ratingCount, ratingSum: roles.ratingSum })
+    .from(roles)
+    .where(eq(roles.publicId, rolePublicId))
+  return row
+}
