@@ -18,8 +18,10 @@ export function createAccountRepo(db: Db) {
       const [row] = await db
         .select({
           id: users.id,
+          username: users.username,
           email: users.email,
           passwordHash: users.passwordHash,
+          createdAt: users.createdAt,
         })
         .from(users)
         .where(eq(users.id, userId))

@@ -1,17 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { accountSummary, deleteAccountBody } from '#contracts/account-schemas.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import type { AccountService } from './account.service.ts'
-
-const deleteBody = z
-  .object({
-    /** For accounts with a password. */
-    password: z.string().max(200).optional(),
-    /** For accounts without one (Google only): their e-mail address, typed in full. */
-    email: z.string().max(320).optional(),
-  })
-  .strict()
 
 export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -20,6 +12,23 @@ export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
       if (!userId) throw AppError.unauthorized()
       return userId
     }
+
+    app.get(
+      '/account',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags,
+          summary: 'The signed-in account: name, e-mail, whether it has a password (deletion asks for it), created',
+          security: [{ bearer: [] }],
+          response: { 200: okSchema(accountSummary) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store')
+        return ok(await account.summary(userOf(request.userId)))
+      },
+    )
 
     app.get(
       '/account/export',
@@ -52,7 +61,7 @@ export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
           summary:
             'Delete the signed-in account and everything personal, confirmed with the password (or the e-mail address for accounts without one)',
           security: [{ bearer: [] }],
-          body: deleteBody,
+          body: deleteAccountBody,
           response: { 200: okSchema(z.object({ message: z.literal('deleted') })) },
         },
       },

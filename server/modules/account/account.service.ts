@@ -34,6 +34,18 @@ export function createAccountService(deps: {
   const now = deps.now ?? (() => new Date())
 
   return {
+    /** What the account page shows, and how deletion is confirmed (password or e-mail). */
+    async summary(userId: string) {
+      const user = await repo.findUser(userId)
+      if (!user) throw AppError.unauthorized()
+      return {
+        username: user.username,
+        email: user.email,
+        hasPassword: user.passwordHash !== null,
+        createdAt: user.createdAt.toISOString(),
+      }
+    },
+
     /** Everything stored about the user, as one JSON document (the "download my data" file). */
     async exportData(userId: string) {
       await enforceLimit(kv, `account-export:user:${userId}`, ACCOUNT_LIMITS.exportPerUser)

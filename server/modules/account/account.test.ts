@@ -69,7 +69,20 @@ describe('account export and deletion', () => {
     expect(text).not.toMatch(/passwordHash|tokenHash|providerRef|secret-ref/)
   })
 
+  it('describes the account for its page: a Google-only account has no password', async () => {
+    const alice = await t.login({ passwordHash })
+    const google = await t.login({ passwordHash: null })
+    const summary = (token: string) => t.app.inject({ method: 'GET', url: '/api/account', headers: bearer(token) })
+    expect((await summary(alice.token)).json().data).toMatchObject({
+      username: alice.user.username,
+      email: alice.user.email,
+      hasPassword: true,
+    })
+    expect((await summary(google.token)).json().data.hasPassword).toBe(false)
+  })
+
   it('needs a signed-in user', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/account' })).statusCode).toBe(401)
     expect((await t.app.inject({ method: 'GET', url: '/api/account/export' })).statusCode).toBe(401)
     expect((await t.app.inject({ method: 'POST', url: '/api/account/delete', payload: {} })).statusCode).toBe(401)
   })
