@@ -32,7 +32,6 @@ const PAGE_SIZE = 20
 /** The measured chat: this long at every size; the other messages belong to other chats. */
 const SESSION_MESSAGES = 2_000
 const FILLER_PER_SESSION = 250
-const BUDGET_P95_MS = 20
 const GROWTH_LIMIT = 2
 
 const started = performance.now()
@@ -62,18 +61,30 @@ const app = await buildApp({
 await app.ready()
 
 type Measured = { p50: number; p95: number }
-async function measure(request: InjectOptions): Promise<Measured> {
-  const times: number[] = []
-  for (let i = 0; i < WARMUP + REQUESTS; i++) {
-    const t0 = performance.now()
-    const res = await app.inject(request)
-    const elapsed = performance.now() - t0
-    if (res.statusCode !== 200) throw new Error(`${request.url}: ${res.statusCode} ${res.body.slice(0, 200)}`)
-    if (i >= WARMUP) times.push(elapsed)
+/** Each request of `requests` in turn (round robin), so load from other jobs falls on all alike. */
+async function measure(requests: InjectOptions[]): Promise<Measured[]> {
+  const times = requests.map(() => [] as number[])
+  for (let round = 0; round < WARMUP + REQUESTS; round++) {
+    for (const [i, request] of requests.entries()) {
+      const t0 = performance.now()
+      const res = await app.inject(request)
+      const elapsed = performance.now() - t0
+      if (res.statusCode !== 200) throw new Error(`${request.url}: ${res.statusCode} ${res.body.slice(0, 200)}`)
+      if (round >= WARMUP) times[i]?.push(elapsed)
+    }
   }
-  times.sort((a, b) => a - b)
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0
-  return { p50: at(0.5), p95: at(0.95) }
+  return times.map((list) => {
+    list.sort((a, b) => a - b)
+    const at = (q: number) => list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? 0
+    return { p50: at(0.5), p95: at(0.95) }
+  })
+}
+function record(group: string, size: number, scenarios: string[], measured: Measured[]) {
+  for (const [i, scenario] of scenarios.entries()) {
+    const result = measured[i] ?? { p50: 0, p95: 0 }
+    results.push({ group, scenario, size, result })
+    console.log(`  ${scenario}: p50 ${result.p50.toFixed(2)} ms, p95 ${result.p95.toFixed(2)} ms`)
+  }
 }
 
 /** Adds generated public roles (ids, keys and tags spread by multiplicative hashing) up to `target`. */
@@ -114,11 +125,15 @@ for (const size of ROLE_SIZES) {
     ['popularity, middle page', `sort=popularity&page=${middle}`],
     [`tag filter (${firstTag?.slug}), page 1`, `tags=${firstTag?.slug}&page=1`],
   ]
-  for (const [scenario, query] of scenarios) {
-    const result = await measure({ method: 'GET', url: `/api/roles?pageSize=${PAGE_SIZE}&${query}` })
-    results.push({ group: 'listing', scenario, size, result })
-    console.log(`  ${scenario}: p50 ${result.p50.toFixed(2)} ms, p95 ${result.p95.toFixed(2)} ms`)
-  }
+  const measured = await measure(
+    scenarios.map(([, query]) => ({ method: 'GET', url: `/api/roles?pageSize=${PAGE_SIZE}&${query}` })),
+  )
+  record(
+    'listing',
+    size,
+    scenarios.map(([scenario]) => scenario),
+    measured,
+  )
 }
 
 // A chat's messages.
@@ -176,16 +191,20 @@ for (const size of MESSAGE_SIZES) {
       { sessionId, before: deepBefore },
     ],
   ]
-  for (const [scenario, payload] of scenarios) {
-    const result = await measure({
+  const measured = await measure(
+    scenarios.map(([, payload]) => ({
       method: 'POST',
       url: '/api/messages',
       headers: { authorization: `Bearer ${token}` },
       payload,
-    })
-    results.push({ group: 'messages', scenario, size, result })
-    console.log(`  ${scenario}: p50 ${result.p50.toFixed(2)} ms, p95 ${result.p95.toFixed(2)} ms`)
-  }
+    })),
+  )
+  record(
+    'messages',
+    size,
+    scenarios.map(([scenario]) => scenario),
+    measured,
+  )
 }
 await app.close()
 await database.close()
@@ -230,25 +249,17 @@ const worstRatio = (group: string) =>
     },
     { ratio: 0, scenario: '' },
   )
-const listingWorst = largest('listing').reduce((a, b) => (b.result.p95 > a.result.p95 ? b : a))
-const budgets = [
-  {
-    name: `Role listing p95 at ${listingWorst.size.toLocaleString('en')} roles, ${engine} (database path)`,
-    limit: `≤ ${BUDGET_P95_MS} ms`,
-    value: `${fmt(listingWorst.result.p95)} ms (${listingWorst.scenario})`,
-    met: listingWorst.result.p95 <= BUDGET_P95_MS,
-  },
-  ...(['listing', 'messages'] as const).map((group) => {
-    const worst = worstRatio(group)
-    const sizes = results.filter((r) => r.group === group).map((r) => r.size)
-    return {
-      name: `${group === 'listing' ? 'Listing' : 'Messages'} cost follows the page, not the table: p50 at ${(Math.max(...sizes) / Math.min(...sizes)).toLocaleString('en')}× the rows ÷ p50 at the smallest size, ${engine}`,
-      limit: `≤ ${GROWTH_LIMIT}×`,
-      value: `${worst.ratio.toFixed(2)}× (${worst.scenario})`,
-      met: worst.ratio <= GROWTH_LIMIT,
-    }
-  }),
-]
+// The p95 budget itself is checked by bench/roles.ts (more scenarios, more requests).
+const budgets = (['listing', 'messages'] as const).map((group) => {
+  const worst = worstRatio(group)
+  const sizes = results.filter((r) => r.group === group).map((r) => r.size)
+  return {
+    name: `${group === 'listing' ? 'Listing' : 'Messages'} cost follows the page, not the table: p50 at ${(Math.max(...sizes) / Math.min(...sizes)).toLocaleString('en')}× the rows ÷ p50 at the smallest size, ${engine}`,
+    limit: `≤ ${GROWTH_LIMIT}×`,
+    value: `${worst.ratio.toFixed(2)}× (${worst.scenario})`,
+    met: worst.ratio <= GROWTH_LIMIT,
+  }
+})
 for (const b of budgets) console.log(`${b.name}: ${b.value} (limit ${b.limit}): ${b.met ? 'met' : 'NOT met'}`)
 
 const outDir = path.resolve(import.meta.dirname, 'results')
