@@ -15,6 +15,7 @@ export default [
     route('subscribe', 'routes/subscribe.tsx'),
     route('subscribe/success', 'routes/subscribe-success.tsx'),
     route('subscribe/sandbox', 'routes/subscribe-sandbox.tsx'),
+    route('account', 'routes/account.tsx'),
     route('login', 'routes/login.tsx'),
     route('register', 'routes/register.tsx'),
     route('verify', 'routes/verify.tsx'),

@@ -1,4 +1,5 @@
 import 'i18next'
+import type account from '../../locales/en/account.json'
 import type auth from '../../locales/en/auth.json'
 import type blog from '../../locales/en/blog.json'
 import type catalogue from '../../locales/en/catalogue.json'
@@ -23,6 +24,7 @@ declare module 'i18next' {
       chat: typeof chat
       blog: typeof blog
       legal: typeof legal
+      account: typeof account
     }
   }
 }

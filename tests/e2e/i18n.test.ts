@@ -182,6 +182,7 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
       `/blog/${article}`,
       '/links',
       '/privacy-policy',
+      '/account',
     ]
     for (const locale of LOCALES) {
       for (const route of routes) {

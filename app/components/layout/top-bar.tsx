@@ -92,14 +92,20 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
         {loggedIn ? (
           <>
             <Balance />
-            <img
-              src={user?.avatar ?? '/default-avatar.svg'}
-              alt={user ? user.username : t('topBar.account')}
-              title={user?.username}
-              width={32}
-              height={32}
-              className="size-8 rounded-full"
-            />
+            <LocalizedLink
+              to="/account"
+              className="rounded-full"
+              title={t('topBar.account')}
+              data-testid="account-link"
+            >
+              <img
+                src={user?.avatar ?? '/default-avatar.svg'}
+                alt={user ? user.username : t('topBar.account')}
+                width={32}
+                height={32}
+                className="size-8 rounded-full"
+              />
+            </LocalizedLink>
             <button type="button" className="button-ghost" onClick={logout}>
               <LogOut aria-hidden="true" className="size-4" />
               {t('topBar.logout')}

@@ -1,0 +1,259 @@
+import { Download, LogIn, Trash2 } from 'lucide-react'
+import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useLocation, useNavigate } from 'react-router'
+import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
+import { PageMeta } from '#app/components/page-meta.tsx'
+import { deleteAccount, downloadMyData, getAccount } from '#app/features/account/api/account.ts'
+import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { formatDate } from '#app/lib/format.ts'
+import { ApiError } from '#app/lib/http.ts'
+import { notify } from '#app/lib/notify.tsx'
+import { routeLocale } from '#app/lib/route-locale.ts'
+import { clearTokens, useIsLoggedIn } from '#app/lib/session.ts'
+import type { AccountSummary } from '#contracts/account-schemas.ts'
+import type { Locale } from '#contracts/locales.ts'
+import type { Route } from './+types/account.ts'
+
+export const handle = { i18n: ['account'] }
+
+/** `/account`: the signed-in user's details, a download of all their data, and account deletion. */
+export default function Account({ params }: Route.ComponentProps) {
+  const { t } = useTranslation('account')
+  const hydrated = useHydrated()
+  const loggedIn = useIsLoggedIn()
+  const { pathname } = useLocation()
+  return (
+    <div className="mx-auto max-w-2xl">
+      <PageMeta title={t('meta.title')} description={t('meta.description')} />
+      <meta name="robots" content="noindex" />
+      <h1 className="mb-6 text-2xl font-bold sm:text-3xl">{t('title')}</h1>
+      {!hydrated ? (
+        <p role="status" className="py-10 text-center text-zinc-400">
+          {t('profile.loading')}
+        </p>
+      ) : loggedIn ? (
+        <AccountSections locale={routeLocale(params)} />
+      ) : (
+        <section className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6 text-center">
+          <h2 className="text-xl font-semibold">{t('gate.title')}</h2>
+          <LocalizedLink to={`/login?redirect_url=${encodeURIComponent(pathname)}`} className="button-primary mt-6">
+            <LogIn aria-hidden="true" className="size-5" />
+            {t('gate.login')}
+          </LocalizedLink>
+        </section>
+      )}
+    </div>
+  )
+}
+
+type Load = { kind: 'loading' } | { kind: 'failed'; reason: string } | { kind: 'ready'; account: AccountSummary }
+
+function AccountSections({ locale }: { locale: Locale }) {
+  const { t } = useTranslation('account')
+  const { t: tCommon } = useTranslation()
+  const [load, setLoad] = useState<Load>({ kind: 'loading' })
+  const [confirming, setConfirming] = useState(false)
+  const [downloading, setDownloading] = useState(false)
+
+  const fetchAccount = useCallback(
+    (signal?: AbortSignal) => {
+      setLoad({ kind: 'loading' })
+      getAccount(signal).then(
+        (account) => setLoad({ kind: 'ready', account }),
+        (error: unknown) => {
+          if (!signal?.aborted) setLoad({ kind: 'failed', reason: apiErrorMessage(tCommon, error) })
+        },
+      )
+    },
+    [tCommon],
+  )
+  useEffect(() => {
+    const controller = new AbortController()
+    fetchAccount(controller.signal)
+    return () => controller.abort()
+  }, [fetchAccount])
+
+  if (load.kind === 'loading') {
+    return (
+      <p role="status" className="py-10 text-center text-zinc-400">
+        {t('profile.loading')}
+      </p>
+    )
+  }
+  if (load.kind === 'failed') {
+    return (
+      <div role="alert" className="py-10 text-center">
+        <p className="text-rose-300">{t('profile.loadFailed', { reason: load.reason })}</p>
+        <button type="button" className="button-secondary mt-4" onClick={() => fetchAccount()}>
+          {t('profile.retry')}
+        </button>
+      </div>
+    )
+  }
+  const { account } = load
+  const download = async () => {
+    setDownloading(true)
+    try {
+      await downloadMyData()
+      notify(t('export.done'), { type: 'success' })
+    } catch (error) {
+      notify(apiErrorMessage(tCommon, error), { type: 'error' })
+    } finally {
+      setDownloading(false)
+    }
+  }
+  return (
+    <div className="space-y-6">
+      <section aria-labelledby="profile-heading" className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6">
+        <h2 id="profile-heading" className="text-lg font-semibold">
+          {t('profile.heading')}
+        </h2>
+        <dl className="mt-4 grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+          <dt className="text-zinc-400">{t('profile.username')}</dt>
+          <dd data-testid="account-username">
+            <bdi>{account.username}</bdi>
+          </dd>
+          <dt className="text-zinc-400">{t('profile.email')}</dt>
+          <dd data-testid="account-email">
+            <bdi dir="ltr">{account.email}</bdi>
+          </dd>
+        </dl>
+        <p className="mt-3 text-xs text-zinc-400">
+          {t('profile.memberSince', { date: formatDate(locale, account.createdAt) })}
+        </p>
+      </section>
+
+      <section aria-labelledby="export-heading" className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6">
+        <h2 id="export-heading" className="text-lg font-semibold">
+          {t('export.heading')}
+        </h2>
+        <p className="mt-2 text-sm text-zinc-300">{t('export.text')}</p>
+        <button
+          type="button"
+          className="button-secondary mt-4"
+          onClick={download}
+          disabled={downloading}
+          data-testid="download-data"
+        >
+          <Download aria-hidden="true" className="size-4" />
+          {downloading ? t('export.busy') : t('export.button')}
+        </button>
+      </section>
+
+      <section aria-labelledby="delete-heading" className="rounded-2xl border border-rose-900 bg-zinc-900 p-6">
+        <h2 id="delete-heading" className="text-lg font-semibold text-rose-200">
+          {t('delete.heading')}
+        </h2>
+        <p className="mt-2 text-sm text-zinc-300">{t('delete.text')}</p>
+        <button
+          type="button"
+          className="button-primary mt-4 bg-rose-700 hover:bg-rose-800"
+          onClick={() => setConfirming(true)}
+          data-testid="delete-account"
+        >
+          <Trash2 aria-hidden="true" className="size-4" />
+          {t('delete.button')}
+        </button>
+      </section>
+      {confirming ? <ConfirmDeletion account={account} onClose={() => setConfirming(false)} /> : null}
+    </div>
+  )
+}
+
+/** Asks for the password (or, for an account without one, the e-mail address) before deleting. */
+function ConfirmDeletion({ account, onClose }: { account: AccountSummary; onClose: () => void }) {
+  const { t } = useTranslation('account')
+  const { t: tCommon } = useTranslation()
+  const navigate = useNavigate()
+  const localize = useLocalizePath()
+  const dialog = useRef<HTMLDialogElement>(null)
+  const inputId = useId()
+  const errorId = useId()
+  const [value, setValue] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [problem, setProblem] = useState<string | null>(null)
+  useEffect(() => {
+    const element = dialog.current
+    if (element && !element.open) element.showModal()
+    return () => element?.close()
+  }, [])
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    setBusy(true)
+    setProblem(null)
+    try {
+      await deleteAccount(account.hasPassword ? { password: value } : { email: value })
+      clearTokens()
+      notify(t('delete.done'), { type: 'success' })
+      navigate(localize('/'), { replace: true })
+    } catch (error) {
+      setBusy(false)
+      if (error instanceof ApiError && error.error === 'INVALID_CREDENTIALS') {
+        setProblem(account.hasPassword ? t('delete.wrongPassword') : t('delete.wrongEmail'))
+      } else if (error instanceof ApiError && error.code === 409) {
+        setProblem(t('delete.planRenews'))
+      } else {
+        setProblem(apiErrorMessage(tCommon, error))
+      }
+    }
+  }
+
+  return (
+    <dialog
+      ref={dialog}
+      aria-labelledby="delete-account-title"
+      aria-describedby="delete-account-text"
+      onCancel={(event) => {
+        event.preventDefault()
+        onClose()
+      }}
+      className="m-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
+    >
+      <form onSubmit={submit} noValidate>
+        <h2 id="delete-account-title" className="text-xl font-semibold">
+          {t('delete.dialogTitle')}
+        </h2>
+        <p id="delete-account-text" className="mt-2 text-sm text-zinc-300">
+          {t('delete.dialogText')}
+        </p>
+        <label htmlFor={inputId} className="mt-4 block text-sm font-medium">
+          {account.hasPassword ? t('delete.passwordLabel') : t('delete.emailLabel')}
+        </label>
+        <input
+          id={inputId}
+          type={account.hasPassword ? 'password' : 'email'}
+          autoComplete={account.hasPassword ? 'current-password' : 'off'}
+          dir="ltr"
+          required
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? errorId : undefined}
+          className="mt-1 h-10 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 text-zinc-100 focus:border-violet-400 focus:outline-none"
+          data-testid="delete-confirmation"
+        />
+        {problem ? (
+          <p id={errorId} role="alert" className="mt-2 text-sm text-rose-300">
+            {problem}
+          </p>
+        ) : null}
+        <div className="mt-6 flex flex-wrap justify-end gap-2">
+          <button type="button" className="button-ghost" onClick={onClose}>
+            {t('delete.cancel')}
+          </button>
+          <button
+            type="submit"
+            className="button-primary bg-rose-700 hover:bg-rose-800"
+            disabled={busy || value.length === 0}
+            data-testid="confirm-delete-account"
+          >
+            {busy ? t('delete.busy') : t('delete.confirm')}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  )
+}
