@@ -2,7 +2,7 @@
 // fresh database `bench_<name>_scratch` created on that PostgreSQL server and dropped again on
 // close (or by the next run, if this one failed), so benchmarks run one after the other against
 // the same server never see each other's rows.
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -19,14 +19,21 @@ async function admin(serverUrl: string, statement: string) {
   }
 }
 
-/** Opens and migrates the benchmark's database; `close()` also drops a PostgreSQL one. */
+/** Opens and migrates the benchmark's database; `close()` also deletes it (folder or database). */
 export async function openScratchDatabase(name: string): Promise<DatabaseHandle & { dataDir: string }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `rp-${name}-`))
   const serverUrl = process.env.DATABASE_URL
   if (!serverUrl) {
     const database = openDatabase({ dataDir })
     await database.migrate()
-    return Object.assign(database, { dataDir })
+    const close = database.close.bind(database)
+    return Object.assign(database, {
+      dataDir,
+      async close() {
+        await close()
+        rmSync(dataDir, { recursive: true, force: true })
+      },
+    })
   }
   const scratch = `bench_${name}_scratch`
   await admin(serverUrl, `DROP DATABASE IF EXISTS "${scratch}" WITH (FORCE)`)
@@ -39,6 +46,7 @@ export async function openScratchDatabase(name: string): Promise<DatabaseHandle 
     async close() {
       await close()
       await admin(serverUrl, `DROP DATABASE IF EXISTS "${scratch}" WITH (FORCE)`)
+      rmSync(dataDir, { recursive: true, force: true })
     },
   })
 }
