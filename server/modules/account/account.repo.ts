@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
@@ -29,17 +29,19 @@ export function createAccountRepo(db: Db) {
       return row ?? null
     },
 
-    /** A plan that a provider renews by itself (Stripe), still running. */
-    async findRenewingSubscription(userId: string, now: Date) {
+    /**
+     * A plan the provider still charges by itself (a Stripe subscription not cancelled: active, or
+     * past due and being retried), whatever its period end says.
+     */
+    async findRenewingSubscription(userId: string) {
       const [row] = await db
-        .select({ planId: subscriptions.planId, currentPeriodEnd: subscriptions.currentPeriodEnd })
+        .select({ planId: subscriptions.planId, status: subscriptions.status })
         .from(subscriptions)
         .where(
           and(
             eq(subscriptions.userId, userId),
-            eq(subscriptions.status, 'active'),
+            ne(subscriptions.status, 'canceled'),
             sql`${subscriptions.providerSubscriptionId} is not null`,
-            sql`${subscriptions.currentPeriodEnd} > ${now.toISOString()}`,
           ),
         )
         .limit(1)

@@ -108,8 +108,8 @@ export function createAccountService(deps: {
           user.passwordHash ? 'The password is wrong.' : 'The e-mail address does not match.',
         )
       }
-      if (await repo.findRenewingSubscription(userId, now())) {
-        throw AppError.conflict('Your plan renews by itself; cancel it before deleting the account.', {
+      if (await repo.findRenewingSubscription(userId)) {
+        throw AppError.conflict('Your plan is still charged by the provider; cancel it before deleting the account.', {
           reason: 'subscription-renews',
         })
       }
