@@ -38,9 +38,8 @@ export const diamondLedger = pgTable(
   'diamond_ledger',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Null once the user deleted their account: the entries are kept for accounting (ADR 015). */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     amount: integer('amount').notNull(),
     reason: text('reason').notNull(),
     reference: text('reference').notNull(),

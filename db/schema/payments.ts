@@ -15,9 +15,8 @@ export const orders = pgTable(
   'orders',
   {
     id: text('id').primaryKey(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Null once the buyer deleted their account: the order is kept for accounting (ADR 015). */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     planId: text('plan_id')
       .notNull()
       .references(() => plans.id),

@@ -96,3 +96,23 @@ export async function ratingOf(db: Db, rolePublicId: string) {
     .where(eq(roles.publicId, rolePublicId))
   return row
 }
+
+/** Who a character's creator is now, or undefined when it is gone. */
+export async function creatorOf(db: Db, rolePublicId: string) {
+  const [row] = await db.select({ creatorId: roles.creatorId }).from(roles).where(eq(roles.publicId, rolePublicId))
+  return row ? row.creatorId : undefined
+}
+
+/** An order's buyer now (null once anonymised), or undefined when the order is gone. */
+export async function buyerOf(db: Db, orderId: string) {
+  const [row] = await db.select({ userId: orders.userId }).from(orders).where(eq(orders.id, orderId))
+  return row ? row.userId : undefined
+}
+
+/** The ledger entries recorded under a reference, with their user (null once anonymised). */
+export async function ledgerEntries(db: Db, reference: string) {
+  return db
+    .select({ userId: diamondLedger.userId, amount: diamondLedger.amount })
+    .from(diamondLedger)
+    .where(eq(diamondLedger.reference, reference))
+}

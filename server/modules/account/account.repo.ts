@@ -240,22 +240,27 @@ export function createAccountRepo(db: Db) {
     },
 
     /**
-     * Removes the account in one transaction. Their characters go (other users' chats with them
-     * keep their messages and show 'Unknown Role'); ratings they gave are taken out of the roles'
-     * aggregates; reports they filed stay for the operator without the reporter. Everything else
-     * (tokens, chats, messages, swipes, ledger, balance, orders, plan) follows the user row by
-     * cascade. Returns the images the deleted characters used, to remove once nothing refers to them.
+     * Removes the account in one transaction (ADR 015). Their private characters go; public ones
+     * stay without a creator (the foreign key sets it to null), as the privacy policy says. Ratings
+     * they gave are taken out of the roles' aggregates; reports they filed stay for the operator
+     * without the reporter. Orders and ledger entries stay for accounting without the user (set
+     * null). Everything else (tokens, e-mail links, chats, messages, swipes, balance, plan) follows
+     * the user row by cascade. Returns the images of the deleted characters, to remove once nothing
+     * refers to them.
      */
     async deleteAccount(userId: string): Promise<{ deleted: boolean; imageIds: string[] }> {
       return db.transaction(async (tx) => {
         const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update')
         if (!user) return { deleted: false, imageIds: [] }
 
-        const owned = await tx.delete(roles).where(eq(roles.creatorId, userId)).returning({
-          avatar: roles.avatarImageId,
-          blurred: roles.avatarBlurredImageId,
-          banner: roles.bannerImageId,
-        })
+        const owned = await tx
+          .delete(roles)
+          .where(and(eq(roles.creatorId, userId), eq(roles.visibility, 'private')))
+          .returning({
+            avatar: roles.avatarImageId,
+            blurred: roles.avatarBlurredImageId,
+            banner: roles.bannerImageId,
+          })
 
         const rated = await tx
           .delete(roleRatings)

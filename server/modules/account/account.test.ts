@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashPassword } from '#server/modules/auth/passwords.ts'
-import { chatWith, fillAccount, makePlanRenew, ratingOf, userExists } from '#tests/factories/account.ts'
+import {
+  buyerOf,
+  chatWith,
+  creatorOf,
+  fillAccount,
+  ledgerEntries,
+  makePlanRenew,
+  ratingOf,
+  userExists,
+} from '#tests/factories/account.ts'
 import { createRole } from '#tests/factories/catalogue.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
@@ -99,6 +108,11 @@ describe('account export and deletion', () => {
   it('deletes everything personal in one go; the old token, the login and a second delete all fail', async () => {
     const bob = await userWithData('BOBKEEPS')
     const alice = await userWithData('ALICEGOES', bob.roleId)
+    const privateRoleId = await createRole(t.database.db, {
+      name: 'Private ALICEGOES',
+      creatorId: alice.user.id,
+      visibility: 'private',
+    })
     // Bob chats with Alice's character; his chat stays, without it.
     await chatWith(t.database.db, bob.user.id, alice.roleId, 'BOBSECOND')
 
@@ -120,14 +134,24 @@ describe('account export and deletion', () => {
     })
     expect(login.statusCode).toBe(401)
 
-    // Her character is gone; Bob's data is whole, his chat with her character kept.
-    expect((await t.app.inject({ method: 'GET', url: `/api/role/${alice.roleId}` })).statusCode).toBe(404)
+    // Her private character is gone; her public one stays without her name (the privacy policy).
+    expect(await creatorOf(t.database.db, privateRoleId)).toBeUndefined()
+    expect(await creatorOf(t.database.db, alice.roleId)).toBeNull()
+    expect((await t.app.inject({ method: 'GET', url: `/api/role?roleId=${alice.roleId}` })).statusCode).toBe(200)
+    // Her order and ledger entries stay for accounting, without her.
+    expect(await buyerOf(t.database.db, alice.orderId)).toBeNull()
+    expect(await ledgerEntries(t.database.db, `signup:${alice.user.id}`)).toEqual([{ userId: null, amount: 50 }])
+
+    // Bob's data is whole, his chat with her character too.
     const bobs = (await exportOf(bob.token)).json()
     expect(bobs.characters).toHaveLength(1)
     expect(bobs.chats).toHaveLength(2)
     expect(bobs.chats.every((c: { messages: unknown[] }) => c.messages.length === 3)).toBe(true)
-    expect(bobs.chats.find((c: { memoryNote: string }) => c.memoryNote === 'Memory BOBSECOND')?.characterId).toBeNull()
+    expect(bobs.chats.find((c: { memoryNote: string }) => c.memoryNote === 'Memory BOBSECOND')?.characterId).toBe(
+      alice.roleId,
+    )
     expect(bobs.diamonds.balance).toBe(50)
+    expect(await buyerOf(t.database.db, bob.orderId)).toBe(bob.user.id)
     // Her rating of Bob's character no longer counts.
     expect(await ratingOf(t.database.db, bob.roleId)).toEqual({ ratingCount: 0, ratingSum: 0 })
   })

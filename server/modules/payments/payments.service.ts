@@ -180,13 +180,22 @@ export function createPaymentsService(deps: PaymentsDeps) {
     }
     const now = new Date()
     await repo.updateOrder(tx, order.id, { status: 'paid', paidAt: now })
-    const current = await repo.lockSubscriptionOf(tx, order.userId)
+    const userId = order.userId
+    // The buyer deleted their account while the payment was open (ADR 015): nobody to credit.
+    if (!userId) {
+      log(
+        { orderId: order.id, provider: order.provider, providerSubscriptionId: outcome.providerSubscriptionId },
+        'order paid for a deleted account: refund it (and cancel its subscription)',
+      )
+      return
+    }
+    const current = await repo.lockSubscriptionOf(tx, userId)
     // A one-off payment for the plan already held extends it; anything else starts now.
     const extend =
       current && order.paymentType === 'crypto' && current.planId === order.planId && current.currentPeriodEnd > now
     const start = extend ? current.currentPeriodEnd : now
     await repo.upsertSubscription(tx, {
-      userId: order.userId,
+      userId,
       planId: order.planId,
       billingCycle: order.billingCycle,
       provider: order.provider,
@@ -195,8 +204,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       currentPeriodEnd: addPeriod(start, order.billingCycle),
       lastEventAt: eventAt,
     })
-    await creditMonth(tx, order.userId, order.planId, now, list)
-    log({ orderId: order.id, userId: order.userId, planId: order.planId }, 'order paid')
+    await creditMonth(tx, userId, order.planId, now, list)
+    log({ orderId: order.id, userId, planId: order.planId }, 'order paid')
   }
 
   return {
