@@ -1,7 +1,8 @@
 // `npm run bench`: builds the production bundle, runs every benchmark one after the other (never in
 // parallel: they would measure each other), then writes the results into docs/performance.md
 // (between the bench markers) and docs/performance.json (for comparing runs).
-// BENCH_QUICK=1 for a smoke run with small tables; BENCH_ONLY=api,roles to run some of them;
+// BENCH_QUICK=1 for a smoke run with small tables; BENCH_ONLY=api,roles to run some of them (the
+// other sections keep their last results);
 // BENCH_SKIP_BUILD=1 to reuse build/.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -41,26 +42,40 @@ for (const name of selected) {
   if (run.status !== 0) failed.push(name)
 }
 
+// Fresh results of what ran; for a partial run (BENCH_ONLY), the other sections keep their last
+// results (each section shows its own date).
 const results: BenchResult[] = []
-for (const name of selected) {
+for (const name of only ? BENCHES : selected) {
   const file = path.join(import.meta.dirname, 'results', `${name}.json`)
   if (!existsSync(file)) continue
   const result = JSON.parse(readFileSync(file, 'utf8')) as BenchResult
-  if (Date.parse(result.date) >= started) results.push(result)
+  const fresh = Date.parse(result.date) >= started
+  if (fresh || (only && !selected.includes(name))) results.push(result)
   else failed.push(`${name} (no fresh results)`)
 }
 
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
+// A partial run keeps the last full run's date and timings, and says what was run again.
+const previousFile = path.join(root, 'docs', 'performance.json')
+const previous =
+  only && existsSync(previousFile)
+    ? (JSON.parse(readFileSync(previousFile, 'utf8')) as {
+        date: string
+        seconds: number
+        timings: Record<string, number>
+      })
+    : undefined
 const run = {
-  date: new Date().toISOString(),
+  date: previous?.date ?? new Date().toISOString(),
   machine,
   quick: process.env.BENCH_QUICK === '1',
-  seconds: Math.round((Date.now() - started) / 1000),
-  timings,
+  seconds: previous?.seconds ?? Math.round((Date.now() - started) / 1000),
+  timings: { ...previous?.timings, ...timings },
+  rerun: only ? { date: new Date().toISOString(), benches: selected } : undefined,
   results,
 }
 
-if (!run.quick && !only) {
+if (!run.quick) {
   writeFileSync(path.join(root, 'docs', 'performance.json'), `${JSON.stringify(run, null, 2)}\n`)
   const docFile = path.join(root, 'docs', 'performance.md')
   const doc = readFileSync(docFile, 'utf8')
@@ -74,7 +89,7 @@ if (!run.quick && !only) {
   console.log('written docs/performance.md and docs/performance.json')
 } else {
   writeFileSync(path.join(import.meta.dirname, 'results', 'last-run.md'), renderResults(run))
-  console.log('quick or partial run: written bench/results/last-run.md (docs untouched)')
+  console.log('quick run: written bench/results/last-run.md (docs untouched)')
 }
 
 const unmet = results.flatMap((r) => r.budgets.filter((b) => !b.met).map((b) => `${r.name}: ${b.name}`))

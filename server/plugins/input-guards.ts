@@ -7,40 +7,44 @@ import { AppError } from '#server/lib/errors.ts'
  * - JSON bodies nested deeper than MAX_JSON_DEPTH are refused before they are parsed (no route takes
  *   more than a few levels; deep nesting only costs memory and stack), and `__proto__` /
  *   `constructor.prototype` keys are refused as before (Fastify's own parser does the parsing);
- * - text with a NUL character anywhere in the path parameters, query or JSON body is refused:
- *   PostgreSQL cannot store it, so it would otherwise fail deep inside a query.
+ * - a NUL character anywhere in the URL (`%00`) or in a JSON string (`\u0000`) is refused:
+ *   PostgreSQL cannot store it, so it would otherwise fail deep inside a query. Both checks are
+ *   single passes over text the server reads anyway (the chat's budget is a few milliseconds).
  */
 
 export const MAX_JSON_DEPTH = 32
 
-/** True when `text` (JSON) opens more than `max` arrays or objects inside each other. */
-export function jsonDepthExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
+/**
+ * One pass over a JSON text: `deep` when it opens more than `max` arrays or objects inside each
+ * other, `nul` when a string holds `\u0000` (JSON cannot carry a raw NUL), else null.
+ */
+export function scanJson(text: string, max = MAX_JSON_DEPTH, findNul = true): 'deep' | 'nul' | null {
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i)
     if (inString) {
-      if (ch === 92 /* \ */) i++
-      else if (ch === 34 /* " */) inString = false
+      if (ch === 92 /* \ */) {
+        if (findNul && text.startsWith('u0000', i + 1)) return 'nul'
+        i++
+      } else if (ch === 34 /* " */) inString = false
     } else if (ch === 34) inString = true
     else if (ch === 91 /* [ */ || ch === 123 /* { */) {
-      if (++depth > max) return true
+      if (++depth > max) return 'deep'
     } else if (ch === 93 /* ] */ || ch === 125 /* } */) depth--
   }
-  return false
+  return null
 }
 
-/** True when a string anywhere in `value` (objects and arrays; not binary bodies) holds U+0000. */
-export function containsNul(value: unknown, budget = { nodes: 10_000 }): boolean {
-  if (typeof value === 'string') return value.includes('\u0000')
-  if (value === null || typeof value !== 'object' || --budget.nodes < 0) return false
-  if (Array.isArray(value)) return value.some((item) => containsNul(item, budget))
-  if (ArrayBuffer.isView(value)) return false
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000') || containsNul(item, budget)) return true
-  }
-  return false
+/** True when `text` (JSON) opens more than `max` arrays or objects inside each other. */
+export function jsonDepthExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
+  return scanJson(text, max, false) === 'deep'
 }
+
+const NUL_MESSAGE = 'Text may not contain NUL characters'
+
+// `%00` anywhere in the URL is a NUL in a path parameter or the query once decoded.
+const NUL_IN_URL = /%00/
 
 export default fp(
   async function inputGuards(app: FastifyInstance) {
@@ -48,15 +52,20 @@ export default fp(
     app.removeContentTypeParser('application/json')
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const text = String(body)
-      if (jsonDepthExceeds(text)) {
+      const problem = scanJson(text)
+      if (problem === 'deep') {
         done(AppError.badRequest(`JSON may not be nested more than ${MAX_JSON_DEPTH} levels deep`), undefined)
+        return
+      }
+      if (problem === 'nul') {
+        done(new AppError(400, 'VALIDATION_ERROR', NUL_MESSAGE), undefined)
         return
       }
       parseJson(request, text, done)
     })
-    app.addHook('preValidation', async (request) => {
-      if (containsNul(request.params) || containsNul(request.query) || containsNul(request.body))
-        throw new AppError(400, 'VALIDATION_ERROR', 'Text may not contain NUL characters')
+    // A callback hook, not an async one: it runs on every request, and the check is one regex.
+    app.addHook('onRequest', (request, _reply, done) => {
+      done(NUL_IN_URL.test(request.url) ? new AppError(400, 'VALIDATION_ERROR', NUL_MESSAGE) : undefined)
     })
   },
   { name: 'input-guards' },
