@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jsonDepthExceeds, MAX_JSON_DEPTH, scanJson } from '#server/lib/json-text.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
-import { jsonDepthExceeds, MAX_JSON_DEPTH, scanJson } from './input-guards.ts'
 
 describe('input guards', () => {
   let t: TestApp

@@ -195,6 +195,15 @@ describe('characters API: create, edit, delete, import, export, report', () => {
         'lorebook invalid',
       ]),
     )
+    // A NUL character (which PostgreSQL cannot store) is refused, in text and in the lorebook JSON.
+    const nulName = await create(fullForm({ name: 'Mira\u0000Vale' }))
+    expect(nulName.statusCode).toBe(400)
+    expect(nulName.json().error).toBe('VALIDATION_ERROR')
+    const nulLore = await create(
+      fullForm({ lorebook: JSON.stringify({ extensions: {}, entries: [] }).replace('{}', '{"x":"a\\u0000"}') }),
+    )
+    expect(nulLore.statusCode).toBe(400)
+    expect(nulLore.json().details).toEqual([expect.objectContaining({ path: 'lorebook', code: 'invalid' })])
     // An emoji counts as one character, not two UTF-16 units.
     expect((await create(fullForm({ name: '🦜'.repeat(CHARACTER_LIMITS.name) }))).statusCode).toBe(200)
   })

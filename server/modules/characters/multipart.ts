@@ -17,8 +17,9 @@ export async function readFormData(request: FastifyRequest): Promise<FormData> {
   if (!Buffer.isBuffer(request.body) || !contentType.startsWith('multipart/form-data')) {
     throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send this form as multipart/form-data.')
   }
+  let form: FormData
   try {
-    return await new Request('http://form.invalid/', {
+    form = await new Request('http://form.invalid/', {
       method: 'POST',
       headers: { 'content-type': contentType },
       // Node's Buffers sit on plain ArrayBuffers (never shared ones); a view avoids a copy.
@@ -27,6 +28,12 @@ export async function readFormData(request: FastifyRequest): Promise<FormData> {
   } catch {
     throw AppError.badRequest('The multipart form data could not be read.')
   }
+  // PostgreSQL cannot store a NUL character: refused here like in JSON bodies (input-guards.ts).
+  for (const value of form.values()) {
+    if (typeof value === 'string' && value.includes('\u0000'))
+      throw new AppError(400, 'VALIDATION_ERROR', 'Text may not contain NUL characters')
+  }
+  return form
 }
 
 /** An uploaded file part (an empty file input sends a part with no bytes: that is no file). */

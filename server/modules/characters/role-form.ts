@@ -11,6 +11,7 @@ import {
 } from '#contracts/characters.ts'
 import { cardExtrasSchema, lorebookSchema } from '#contracts/characters-schemas.ts'
 import { AppError } from '#server/lib/errors.ts'
+import { scanJson } from '#server/lib/json-text.ts'
 import { type Upload, uploadOf } from './multipart.ts'
 
 /**
@@ -81,6 +82,11 @@ function jsonPart<T>(
   if (value.trim() === '' || value.trim() === 'null') return null
   if (Buffer.byteLength(value) > maxBytes) {
     problems.push({ path: name, code: 'too_long', limit: maxBytes })
+    return undefined
+  }
+  // A `\u0000` escape would put a NUL in the stored JSON, which PostgreSQL refuses.
+  if (scanJson(value, Number.POSITIVE_INFINITY) === 'nul') {
+    problems.push({ path: name, code: 'invalid' })
     return undefined
   }
   let parsed: unknown
