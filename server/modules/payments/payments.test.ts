@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { diamondLedger } from '#db/schema/diamonds.ts'
 import { orders, subscriptions } from '#db/schema/payments.ts'
 import { type BtcpayDouble, startBtcpay } from '#tests/doubles/btcpay.ts'
 import { type StripeApiDouble, startStripeApi } from '#tests/doubles/stripe-api.ts'
@@ -221,6 +222,43 @@ describe('card subscriptions through Stripe', () => {
       providerSubscriptionId: subscriptionId,
       status: 'active',
     })
+  })
+
+  it('a payment that completes after its buyer deleted the account marks the order paid and credits nobody', async () => {
+    const session = await t.login()
+    const { orderId, checkoutSession } = await checkout(session, 'monthly')
+    const deleted = await t.injectWithLogin(
+      { method: 'POST', url: '/api/account/delete', payload: { email: session.user.email } },
+      session,
+    )
+    expect(deleted.statusCode).toBe(200)
+    const subscriptionId = `sub_${orderId.slice(4)}`
+    const completed = stripe.event('checkout.session.completed', {
+      ...checkoutSession,
+      status: 'complete',
+      payment_status: 'paid',
+      subscription: subscriptionId,
+    })
+    const invoicePaid = stripe.event('invoice.paid', {
+      id: `in_${orderId}`,
+      object: 'invoice',
+      billing_reason: 'subscription_create',
+      parent: {
+        type: 'subscription_details',
+        subscription_details: { subscription: subscriptionId, metadata: { orderId } },
+      },
+      lines: { data: [{ period: { end: Math.floor(Date.now() / 1000) + 30 * 86400 } }] },
+    })
+    for (const delivery of [completed, invoicePaid, completed, invoicePaid])
+      expect((await deliver(delivery)).statusCode).toBe(200)
+    expect(await statusOf(t, orderId)).toBe('paid')
+    const [order] = await t.database.db.select().from(orders).where(eq(orders.id, orderId))
+    expect(order?.userId).toBeNull()
+    const credits = await t.database.db
+      .select()
+      .from(diamondLedger)
+      .where(eq(diamondLedger.reference, `monthly:${session.user.id}:plus:${new Date().toISOString().slice(0, 7)}`))
+    expect(credits).toEqual([])
   })
 
   it('renewals extend the plan and credit the new month once; failure, cancellation and late events follow', async () => {
