@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { Redis } from 'ioredis'
 import pg from 'pg'
@@ -13,15 +15,17 @@ import { type RunningServer, startServer } from '#tests/e2e/browser.ts'
 // Issue 11, several instances: two app processes on one PostgreSQL and one Redis, exactly as
 // docs/deployment.md describes, started at the same moment (their migrations and demo seeding race).
 // Runs when TEST_DATABASE_URL and TEST_REDIS_URL are set (the CI's second pass); each run takes a
-// database of its own on that server and a Redis database it empties first.
+// database of its own on that server and a Redis database it empties first. It needs `npm run build`.
 
 const databaseUrl = process.env.TEST_DATABASE_URL
 const redisUrl = process.env.TEST_REDIS_URL
+// The real server needs the production build (CI builds it before this pass).
+const built = existsSync(path.resolve(import.meta.dirname, '..', '..', 'build', 'server', 'index.js'))
 const REDIS_DB = 11
 const PASSWORD = 'Two-instances-password-42'
 const stripeKeys = { secretKey: 'sk_test_two_instances', webhookSecret: 'whsec_test_two_instances' }
 
-describe.skipIf(!databaseUrl || !redisUrl)('two instances on one PostgreSQL and Redis', () => {
+describe.skipIf(!databaseUrl || !redisUrl || !built)('two instances on one PostgreSQL and Redis', () => {
   let a: RunningServer
   let b: RunningServer
   let stripe: StripeApiDouble
