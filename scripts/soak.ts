@@ -137,9 +137,8 @@ async function browse(n: number) {
   }
 }
 
-type Acknowledged = { sessionId: string; messageIds: number[] }
+type Acknowledged = { sessionId: string; token: string; ip: string; messageIds: number[] }
 const acknowledged: Acknowledged[] = []
-const tokens: string[] = []
 
 async function chat(n: number) {
   const headers = { 'content-type': 'application/json', 'x-forwarded-for': ipOf(n) }
@@ -153,7 +152,6 @@ async function chat(n: number) {
   count(login.status, 'POST /api/login')
   if (!login.ok) return
   const token = ((await login.json()) as { data: { token: string } }).data.token
-  tokens.push(token)
   const auth = { ...headers, authorization: `Bearer ${token}` }
   const roles = (await (await fetch(`${url}/api/roles?page=${(n % 20) + 1}`)).json()) as {
     data: { items: { roleId: string; isAdult: boolean }[] }
@@ -167,7 +165,7 @@ async function chat(n: number) {
   count(created.status, 'POST /api/createSession')
   if (!created.ok) return
   const sessionId = ((await created.json()) as { data: { id: string } }).data.id
-  const mine: Acknowledged = { sessionId, messageIds: [] }
+  const mine: Acknowledged = { sessionId, token, ip: ipOf(n), messageIds: [] }
   acknowledged.push(mine)
   const model = n % PREMIUM_EVERY === 0 ? 'grand-70b' : 'tavern-8b'
   if (model === 'grand-70b') {
@@ -239,12 +237,12 @@ clearInterval(memoryTimer)
 
 let missing = 0
 let checked = 0
-const token = tokens[0]
-for (const [i, session] of acknowledged.entries()) {
+for (const session of acknowledged) {
+  // Each chat is read back by its own person (another's token would be refused: 'Invalid session!').
   const auth = {
     'content-type': 'application/json',
-    authorization: `Bearer ${tokens[i] ?? token}`,
-    'x-forwarded-for': ipOf(i),
+    authorization: `Bearer ${session.token}`,
+    'x-forwarded-for': session.ip,
   }
   const stored = new Set<number>()
   let before: number | undefined
