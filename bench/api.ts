@@ -25,7 +25,12 @@ async function runSeed() {
   const { openDatabase } = await import('#db/client.ts')
   const { seedSyntheticRoles } = await import('#server/modules/catalogue/demo-content.ts')
   const { seedBenchChats, seedBenchUsers } = await import('./lib/seed-large.ts')
-  const database = openDatabase({ url: process.env.DATABASE_URL, dataDir: process.env.DATA_DIR ?? '' })
+  const database = openDatabase({
+    url: process.env.DATABASE_URL,
+    dataDir: process.env.DATA_DIR ?? '',
+    // Seeding a million messages takes longer than an app statement may.
+    queryTimeoutMs: 0,
+  })
   await database.migrate()
   const started = performance.now()
   await seedSyntheticRoles(database.db, SIZES.roles)

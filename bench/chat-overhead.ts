@@ -5,22 +5,28 @@
 // The OpenAI API double runs here, in the measuring process, and stamps when it received each
 // request and when it wrote the first token; the app runs in a child process (so its memory is its
 // own). The baseline, measured in the same run, is the same client streaming straight from the
-// double: the platform's overhead is TTFT through the app minus TTFT straight from the model.
+// double: the platform's overhead is TTFT through the app minus TTFT straight from the model. The
+// baseline and the app take turns round by round, so load from other jobs falls on both alike.
 import { type ChildProcess, fork } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import path from 'node:path'
 
-const CONCURRENCY = [1, 50, 200]
+/** `BENCH_CHAT_CONCURRENCY=1` measures one stream only (comparing changes). */
+const CONCURRENCY = (process.env.BENCH_CHAT_CONCURRENCY ?? '1,50,200').split(',').map(Number)
 const USERS = 200
 const FIRST_TOKEN_DELAY_MS = Number(process.env.FIRST_TOKEN_DELAY_MS ?? 50)
 const REPLY = 'The keeper nods and lights the lamp for you.'
 const BUDGET_MS = 10
 const QUICK = process.env.BENCH_QUICK === '1'
+/** Streams measured at each concurrency (at least 3 rounds); one stream gets the most, its p95 is the budget. */
+const STREAMS: Record<number, number> = { 1: 300, 50: 150, 200: 600 }
 
 type BenchUser = { token: string; sessionId: string }
 type Ready = { type: 'ready'; port: number; users: BenchUser[]; database: string }
 type Memory = { type: 'memory'; usage: NodeJS.MemoryUsage }
+type Cpu = { type: 'cpu'; usage: NodeJS.CpuUsage }
 
 if (process.argv.includes('--server')) await runServer()
 else await runBench()
@@ -77,6 +83,7 @@ async function runServer() {
       globalThis.gc?.()
       process.send?.({ type: 'memory', usage: process.memoryUsage() } satisfies Memory)
     }
+    if (message.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() } satisfies Cpu)
     if (message.type === 'stop') {
       await app.close()
       process.exit(0)
@@ -94,7 +101,8 @@ async function runBench() {
     JSON.stringify([{ id: 'bench', name: 'Bench', premium: false, contextTokens: 8192, baseUrl: api.baseUrl }]),
   )
   const child = fork(import.meta.filename, ['--server'], {
-    execArgv: ['--expose-gc'],
+    // BENCH_CHAT_NODE_OPTIONS='--cpu-prof' profiles the app.
+    execArgv: ['--expose-gc', ...(process.env.BENCH_CHAT_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [])],
     env: { ...process.env, BENCH_MODELS_FILE: modelsFile },
     stdio: 'inherit',
   })
@@ -141,7 +149,8 @@ async function runBench() {
     const response = await fetch(appUrl, {
       method: 'POST',
       headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ sessionId: user.sessionId, message }),
+      // As the web client does: a request id per send, so a repeat is recognised.
+      body: JSON.stringify({ sessionId: user.sessionId, message, requestId: randomUUID() }),
     })
     if (response.status !== 200) throw new Error(`${response.status} ${await response.text()}`)
     const at = await firstToken(response, (text) => parseEvents(text).some((e) => e.event === 'delta'), hold)
@@ -161,22 +170,32 @@ async function runBench() {
   }
 
   type Sample = { ttft: number; model: number; pre: number; post: number }
-  async function measure(concurrency: number, rounds: number, run: (i: number) => ReturnType<typeof direct>) {
-    const samples: Sample[] = []
-    for (let round = 0; round < rounds; round++) {
-      const results = await Promise.all(Array.from({ length: concurrency }, (_, i) => run(i)))
-      for (const r of results) {
-        const stamps = stampsOf(r.message)
-        if (!stamps?.firstTokenAt) throw new Error(`the double has no stamps for ${r.message}`)
-        samples.push({
-          ttft: r.at - r.started,
-          model: stamps.firstTokenAt - stamps.receivedAt,
-          pre: stamps.receivedAt - r.started,
-          post: r.at - stamps.firstTokenAt,
-        })
-      }
+  async function round(concurrency: number, run: () => ReturnType<typeof direct>, samples: Sample[]) {
+    const results = await Promise.all(Array.from({ length: concurrency }, () => run()))
+    for (const r of results) {
+      const stamps = stampsOf(r.message)
+      if (!stamps?.firstTokenAt) throw new Error(`the double has no stamps for ${r.message}`)
+      samples.push({
+        ttft: r.at - r.started,
+        model: stamps.firstTokenAt - stamps.receivedAt,
+        pre: stamps.receivedAt - r.started,
+        post: r.at - stamps.firstTokenAt,
+      })
     }
-    return samples
+  }
+  /**
+   * The baseline and the app in alternate rounds (which goes first alternates too), so a spell of
+   * load from other jobs on the shared machine falls on both alike.
+   */
+  async function measure(concurrency: number, rounds: number) {
+    const base: Sample[] = []
+    const app: Sample[] = []
+    for (let i = 0; i < rounds; i++) {
+      if (i % 2 === 0) await round(concurrency, direct, base)
+      await round(concurrency, () => viaApp(nextUser())(), app)
+      if (i % 2 === 1) await round(concurrency, direct, base)
+    }
+    return { base, app }
   }
 
   const quantile = (values: number[], q: number) => {
@@ -186,15 +205,22 @@ async function runBench() {
   let userCursor = 0
   const nextUser = () => ready.users[userCursor++ % ready.users.length] as BenchUser
 
-  // Warm-up: JIT, connection pools, the tokenizer, PGlite's caches.
-  await measure(1, QUICK ? 5 : 20, () => viaApp(nextUser())())
-  await measure(1, QUICK ? 5 : 20, () => direct())
+  // Warm-up: JIT, connection pools, the tokenizer, PGlite's caches; one send from every user.
+  await measure(1, QUICK ? 10 : USERS)
 
   const rows: Record<string, number | string>[] = []
   for (const concurrency of CONCURRENCY) {
-    const rounds = QUICK ? Math.ceil(20 / concurrency) : Math.max(3, Math.ceil(100 / concurrency))
-    const base = await measure(concurrency, rounds, () => direct())
-    const app = await measure(concurrency, rounds, () => viaApp(nextUser())())
+    const streams = QUICK ? 20 : (STREAMS[concurrency] ?? 100)
+    const rounds = Math.max(3, Math.ceil(streams / concurrency))
+    child.send({ type: 'cpu' })
+    const cpuBefore = (await nextMessage<Cpu>(child, 'cpu')).usage
+    const { base, app } = await measure(concurrency, rounds)
+    child.send({ type: 'cpu' })
+    const cpuAfter = (await nextMessage<Cpu>(child, 'cpu')).usage
+    // The app's own CPU time per send (user + system, the whole stream and its storing): what
+    // queues when many start at once, and unlike wall-clock time hardly moved by other jobs.
+    const cpuPerSend =
+      (cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system) / 1000 / Math.max(1, app.length)
     const baseOverhead = base.map((s) => s.ttft - s.model)
     const appOverhead = app.map((s) => s.ttft - s.model)
     const p50 = quantile(appOverhead, 0.5) - quantile(baseOverhead, 0.5)
@@ -202,6 +228,7 @@ async function runBench() {
     rows.push({
       concurrency,
       streams: app.length,
+      cpuPerSend,
       modelTtftP50: quantile(
         app.map((s) => s.model),
         0.5,
@@ -287,11 +314,11 @@ async function runBench() {
     `Time to first token through POST /api/chat/stream (real HTTP on 127.0.0.1, model double first-token delay ${FIRST_TOKEN_DELAY_MS} ms), ${new Date().toISOString().slice(0, 10)}, ${machine}.`,
     'Overhead = (TTFT through the app − the double’s own TTFT) − the same for the client straight to the double.',
     '',
-    '| concurrent streams | streams | model TTFT p50 | direct TTFT p50 | app TTFT p50 | app TTFT p95 | overhead p50 | overhead p95 | before model p50 | after model p50 | app ÷ direct p50 | p95 ≤ 10 ms |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |',
+    '| concurrent streams | streams | model TTFT p50 | direct TTFT p50 | app TTFT p50 | app TTFT p95 | overhead p50 | overhead p95 | before model p50 | after model p50 | app ÷ direct p50 | app CPU per send ms | one stream: p50, p95 ≤ 10 ms |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |',
     ...rows.map(
       (r) =>
-        `| ${r.concurrency} | ${r.streams} | ${fmt(r.modelTtftP50)} | ${fmt(r.directTtftP50)} | ${fmt(r.appTtftP50)} | ${fmt(r.appTtftP95)} | ${fmt(r.overheadP50)} | ${fmt(r.overheadP95)} | ${fmt(r.beforeModelP50)} | ${fmt(r.afterModelP50)} | ${Number(r.ratioP50).toFixed(2)}× | ${Number(r.overheadP95) <= BUDGET_MS ? 'yes' : '**no**'} |`,
+        `| ${r.concurrency} | ${r.streams} | ${fmt(r.modelTtftP50)} | ${fmt(r.directTtftP50)} | ${fmt(r.appTtftP50)} | ${fmt(r.appTtftP95)} | ${fmt(r.overheadP50)} | ${fmt(r.overheadP95)} | ${fmt(r.beforeModelP50)} | ${fmt(r.afterModelP50)} | ${Number(r.ratioP50).toFixed(2)}× | ${fmt(r.cpuPerSend)} | ${r.concurrency !== 1 ? 'burst' : Number(r.overheadP50) <= BUDGET_MS && Number(r.overheadP95) <= BUDGET_MS ? 'yes' : '**no**'} |`,
     ),
     '',
     '| open streams | server RSS per stream KiB | server heap per stream KiB |',
@@ -308,9 +335,9 @@ async function runBench() {
     date: new Date().toISOString(),
     machine,
     notes: [
-      `Through \`POST /api/chat/stream\` over real HTTP on 127.0.0.1, on ${ready.database === 'postgres' ? 'PostgreSQL' : 'PGlite'}; the OpenAI double answers its first token after ${FIRST_TOKEN_DELAY_MS} ms and stamps when each request arrived and when it wrote that token.`,
-      'Overhead = (TTFT through the app − the double’s own TTFT) − the same for the client streaming straight from the double (the baseline, same run). "Before model" = request sent → double received it; "after model" = double’s first token → client’s first `delta` event.',
-      'The budget is what the platform adds to one stream. 50 and 200 streams started in the same millisecond queue on the one Node thread (about 1.5 ms of CPU per send) and, on PGlite, on its single connection: those rows show queueing, which more instances (docs/deployment.md) absorb.',
+      `Through \`POST /api/chat/stream\` over real HTTP on 127.0.0.1, on ${ready.database === 'postgres' ? 'PostgreSQL' : 'PGlite'}, each send with its own request id as the web client sends it; the OpenAI double answers its first token after ${FIRST_TOKEN_DELAY_MS} ms and stamps when each request arrived and when it wrote that token. ${USERS} users, each with a chat; one warm-up send from each first.`,
+      'Overhead = (TTFT through the app − the double’s own TTFT) − the same for the client streaming straight from the double (the baseline). Baseline and app rounds alternate (which goes first alternates too), so load from other jobs on the shared machine falls on both. "Before model" = request sent → double received it; "after model" = double’s first token → client’s first `delta` event. "App CPU per send" = the app process’s CPU time (user + system) over the rounds ÷ streams: the whole stream, storing included.',
+      `The budget (≤ ${BUDGET_MS} ms) is what the platform adds to one stream: p50 and p95 at one stream. The 50 and 200 rows are bursts, that many streams started in the same millisecond on one instance: they measure the instance’s capacity, not a stream’s overhead. Sends queue on the one Node thread and, on PGlite, on its single connection (per send the CPU column), so the last of a burst of N waits for about N × that; more instances behind PostgreSQL (docs/deployment.md) divide a burst between them.`,
     ],
     tables: [
       {
@@ -327,6 +354,7 @@ async function runBench() {
           'before model p50',
           'after model p50',
           'app ÷ direct p50',
+          'app CPU per send ms',
         ],
         rows: rows.map((r) => [
           Number(r.concurrency),
@@ -340,6 +368,7 @@ async function runBench() {
           fmt(r.beforeModelP50),
           fmt(r.afterModelP50),
           `${Number(r.ratioP50).toFixed(2)}×`,
+          fmt(r.cpuPerSend),
         ]),
       },
       {
@@ -350,10 +379,10 @@ async function runBench() {
     ],
     budgets: [
       {
-        name: 'chat overhead to first token, p95 (one stream)',
+        name: `chat overhead to first token, one stream, p50 / p95, ${ready.database === 'postgres' ? 'PostgreSQL' : 'PGlite'}`,
         limit: `≤ ${BUDGET_MS} ms`,
-        value: `${fmt(single?.overheadP95)} ms`,
-        met: Number(single?.overheadP95) <= BUDGET_MS,
+        value: `${fmt(single?.overheadP50)} / ${fmt(single?.overheadP95)} ms`,
+        met: Number(single?.overheadP50) <= BUDGET_MS && Number(single?.overheadP95) <= BUDGET_MS,
       },
     ],
   }

@@ -17,9 +17,9 @@ import { loadConfig } from '#server/config.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 import { readSeedTags } from '#server/modules/catalogue/demo-content.ts'
 import { createRole, createTags } from '#tests/factories/catalogue.ts'
-import { createUser } from '#tests/factories/user.ts'
 import type { BenchResult } from './lib/report.ts'
 import { openScratchDatabase } from './lib/scratch-database.ts'
+import { benchEmail, seedBenchSessions, seedBenchUsers, seedMessages } from './lib/seed-large.ts'
 
 const QUICK = process.env.BENCH_QUICK === '1'
 const loadAtStart = loadavg()[0] ?? 0
@@ -32,6 +32,8 @@ const PAGE_SIZE = 20
 /** The measured chat: this long at every size; the other messages belong to other chats. */
 const SESSION_MESSAGES = 2_000
 const FILLER_PER_SESSION = 250
+/** The users the other chats belong to (the first of them holds the measured chat). */
+const USERS = 100
 const GROWTH_LIMIT = 2
 
 const started = performance.now()
@@ -136,9 +138,10 @@ for (const size of ROLE_SIZES) {
   )
 }
 
-// A chat's messages.
-const user = await createUser(db)
-const token = await app.accessTokens.issue({ userId: user.id })
+// A chat's messages (users, the measured chat's history and the other chats: bench/lib/seed-large.ts).
+await seedBenchUsers(db, USERS)
+const userId = (await rowsOf<{ id: string }>(sql`select id from users where email = ${benchEmail(1)}`))[0]?.id ?? ''
+const token = await app.accessTokens.issue({ userId })
 const rolePublicId = await createRole(db, { name: 'Growth Host', firstMessage: 'Hello.' })
 const created = await app.inject({
   method: 'POST',
@@ -148,16 +151,7 @@ const created = await app.inject({
 })
 if (created.statusCode !== 200) throw new Error(`createSession: ${created.statusCode} ${created.body}`)
 const sessionId = created.json().data.id as string
-const roleId = Number(
-  (await rowsOf<{ id: number }>(sql`select id from roles where public_id = ${rolePublicId}`))[0]?.id,
-)
-const messageRows = (sessionOf: SQL, count: number) => sql`
-  select ${sessionOf}, case when g % 2 = 0 then 'user' else 'assistant' end,
-         'Message ' || g || ': the lantern swung in the storm while the harbour slept.', 14, 0
-    from generate_series(1, ${count}::int) as g`
-await db.execute(sql`
-  insert into chat_messages (session_id, author, content, tokens, swipe_count)
-  ${messageRows(sql`${sessionId}::uuid`, SESSION_MESSAGES - 1)}`)
+await seedMessages(db, [sessionId], SESSION_MESSAGES - 1)
 const history = await rowsOf<{ id: number }>(
   sql`select id from chat_messages where session_id = ${sessionId} order by id desc offset ${Math.floor(SESSION_MESSAGES / 2)} limit 1`,
 )
@@ -166,21 +160,12 @@ const deepBefore = Number(history[0]?.id)
 for (const size of MESSAGE_SIZES) {
   const t0 = performance.now()
   const missing = size - (await countOf('chat_messages'))
-  const sessions = Math.ceil(missing / FILLER_PER_SESSION)
-  if (sessions > 0) {
-    // Other users' chats, their messages interleaved in time as they would be.
-    await db.execute(sql`
-      with filler as (
-        insert into chat_sessions (user_id, role_id)
-        select ${user.id}::uuid, ${roleId}::bigint from generate_series(1, ${sessions}::int)
-        returning id
-      ), numbered as (select id, row_number() over () as n from filler)
-      insert into chat_messages (session_id, author, content, tokens, swipe_count)
-      select numbered.id, case when g % 2 = 0 then 'user' else 'assistant' end,
-             'Message ' || g || ': the lantern swung in the storm while the harbour slept.', 14, 0
-        from generate_series(1, ${FILLER_PER_SESSION}::int) as g cross join numbered
-       where (numbered.n - 1) * ${FILLER_PER_SESSION} + g <= ${missing}
-       order by g, numbered.n`)
+  if (missing > 0) {
+    // Other users' chats, their messages interleaved in time as they would be; the last one shorter.
+    const ids = await seedBenchSessions(db, Math.ceil(missing / FILLER_PER_SESSION))
+    const full = Math.floor(missing / FILLER_PER_SESSION)
+    await seedMessages(db, ids.slice(0, full), FILLER_PER_SESSION, { interleaved: true })
+    await seedMessages(db, ids.slice(full), missing - full * FILLER_PER_SESSION)
   }
   await settle()
   console.log(`messages: ${(await countOf('chat_messages')).toLocaleString('en')} (grown in ${seconds(t0)})`)

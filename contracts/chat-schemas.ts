@@ -218,7 +218,7 @@ export const chatStreamEventSchemas = {
   stopped: z.object({ reply: chatMessageSchema.nullable(), partialKept: z.boolean() }),
   /** Last event when the reply failed. The user's message stays; retry with regenerate. */
   error: z.object({
-    /** MODEL_ERROR, INSUFFICIENT_DIAMONDS, SERVICE_UNAVAILABLE (server shutting down) or INTERNAL_ERROR. */
+    /** MODEL_ERROR, INSUFFICIENT_DIAMONDS, SERVICE_UNAVAILABLE (server shutting down, database unreachable) or INTERNAL_ERROR. */
     code: z.string(),
     kind: z.enum(MODEL_FAILURE_KINDS).nullable(),
     message: z.string(),

@@ -43,28 +43,66 @@ export type DatabaseOptions = {
   url?: string | undefined
   /** Where PGlite keeps its files; `memory://` keeps them in memory (tests). */
   dataDir: string
+  /** PostgreSQL: give up on a statement after this long (default 30 s; 0: never, for bulk loads). */
+  queryTimeoutMs?: number | undefined
 }
+
+const DEFAULT_QUERY_TIMEOUT_MS = 30_000
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
-  return options.url ? openPostgres(options.url) : openPglite(options.dataDir)
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir)
 }
 
-function openPostgres(url: string): DatabaseHandle {
+function openPostgres(url: string, options: Pick<DatabaseOptions, 'queryTimeoutMs'>): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    // A statement sent on a connection that went silent (a database restart or a network cut that
+    // never resets the socket) fails after this instead of holding its pool slot for ever; without
+    // it, each such incident leaked a connection until the pool was empty
+    // (server/database-restart-postgres.test.ts). Bulk loads (benchmark seeding) turn it off.
+    query_timeout: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    keepAlive: true,
   })
   // A dropped idle connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})
+  // The pool listens for errors only on idle connections: one checked out (inside a transaction,
+  // between its statements) that PostgreSQL drops in a restart would emit an unhandled 'error' and
+  // end the process. Its next query fails instead, and the pool discards it on release.
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+  })
   const db = drizzleNodePg(pool, { schema }) as unknown as Db
+  // Drizzle's pooled transaction sends BEGIN before its try/finally, so a BEGIN that fails (the
+  // connection dropped in a database restart) never gives its client back: each such incident
+  // leaked a pool slot until none was left (server/database-restart-postgres.test.ts). Here a
+  // transaction runs on a client checked out and always released, and destroyed when its
+  // connection failed rather than returned to the pool.
+  const transaction = async (run: (tx: unknown) => Promise<unknown>, config?: unknown): Promise<unknown> => {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    try {
+      const bound = drizzleNodePg(client) as unknown as { transaction: typeof transaction }
+      return await bound.transaction(run, config)
+    } catch (error) {
+      if (isConnectionFailure(error)) broken = error as Error
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+  ;(db as unknown as { transaction: typeof transaction }).transaction = transaction
   let closed = false
   return {
     db,
     kind: 'postgres',
     async migrate() {
-      const client = await pool.connect()
+      // A client of its own, without the query timeout: a migration may rewrite a large table.
+      const client = new pg.Client({ connectionString: url })
+      client.on('error', () => {})
+      await client.connect()
       try {
         await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
         try {
@@ -73,11 +111,19 @@ function openPostgres(url: string): DatabaseHandle {
           await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID])
         }
       } finally {
-        client.release()
+        await client.end()
       }
     },
     async analyze() {
-      await pool.query('ANALYZE')
+      // Over large tables this outlasts the query timeout: a client of its own, without it.
+      const client = new pg.Client({ connectionString: url })
+      client.on('error', () => {})
+      await client.connect()
+      try {
+        await client.query('ANALYZE')
+      } finally {
+        await client.end()
+      }
     },
     async ping(timeoutMs = 2_000) {
       await withTimeout(pool.query('SELECT 1'), timeoutMs)
@@ -114,6 +160,17 @@ function openPglite(dataDir: string): DatabaseHandle {
       if (!client.closed) await client.close()
     },
   }
+}
+
+/** An error of the connection itself (dropped, refused, timed out), not of a statement. */
+function isConnectionFailure(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && /^(08|57P0)/.test(code)) return true
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true // ECONNRESET, ECONNREFUSED...
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|not queryable|Query read timeout|timeout exceeded/i.test(message)
+  )
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -7,7 +7,10 @@
 // - the error rate (5xx, broken streams) stays at zero, and the server's memory stays flat (the last
 //   minute's RSS ÷ the second minute's).
 // The server runs in a child process on the embedded database (DATABASE_URL: a PostgreSQL database
-// of its own). Results: stdout, bench/results/soak.json; exit code 1 when a check fails.
+// of its own). SOAK_INSTANCES=2 (with DATABASE_URL and REDIS_URL) starts two server processes on that
+// PostgreSQL and Redis, as docs/deployment.md describes, and spreads the traffic over both: each
+// person logs in on one instance, chats on the other, and is read back on the first; memory is
+// checked per instance. Results: stdout, bench/results/soak.json; exit code 1 when a check fails.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -24,6 +27,7 @@ import { BENCH_PASSWORD, benchEmail, seedBenchUsers } from '../bench/lib/seed-la
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300)
 const CHATS = Number(process.env.SOAK_CHATS ?? 200)
 const BROWSERS = Number(process.env.SOAK_BROWSERS ?? 8)
+const INSTANCES = Number(process.env.SOAK_INSTANCES ?? 1)
 const PREMIUM_EVERY = 4 // one chat in four uses the premium model
 const root = path.resolve(import.meta.dirname, '..')
 
@@ -41,6 +45,11 @@ const rows = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (res
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-soak-'))
 const databaseUrl = process.env.DATABASE_URL
+const redisUrl = process.env.REDIS_URL
+if (INSTANCES > 1 && (!databaseUrl || !redisUrl)) {
+  // Several instances share nothing but PostgreSQL and Redis (logins, rate limits, payments).
+  throw new Error('SOAK_INSTANCES > 1 needs DATABASE_URL (PostgreSQL) and REDIS_URL')
+}
 {
   const database = openDatabase({ url: databaseUrl, dataDir })
   await database.migrate()
@@ -63,44 +72,54 @@ const modelsFile = writeModelsFile([
     baseUrl: api.baseUrl,
   },
 ])
-const port = await freePort()
-const url = `http://127.0.0.1:${port}`
-const child = spawn(process.execPath, [path.join(root, 'server', 'index.ts')], {
-  cwd: root,
-  env: {
-    PATH: process.env.PATH ?? '',
-    // Outside production the payment sandbox is on: premium chatters buy a plan through it.
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: url,
-    DATA_DIR: dataDir,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    JWT_SECRET: 'soak-'.repeat(10),
-    CRON_SECRET: 'soak-cron-secret-0123456789',
-    MODELS_FILE: modelsFile,
-    TRUST_PROXY: '1', // each simulated person comes from an address of their own
-    LOG_LEVEL: 'warn',
-  },
-  stdio: ['ignore', 'inherit', 'inherit'],
-})
-process.on('exit', () => child.kill('SIGKILL'))
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${url}/readyz`)).ok) break
-  } catch {}
-  if (i > 600) throw new Error('the server did not get ready')
-  await sleep(200)
+type Instance = { url: string; child: ReturnType<typeof spawn> }
+async function startInstance(): Promise<Instance> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, [path.join(root, 'server', 'index.ts')], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      // Outside production the payment sandbox is on: premium chatters buy a plan through it.
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: url,
+      DATA_DIR: dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      JWT_SECRET: 'soak-'.repeat(10),
+      CRON_SECRET: 'soak-cron-secret-0123456789',
+      MODELS_FILE: modelsFile,
+      TRUST_PROXY: '1', // each simulated person comes from an address of their own
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  process.on('exit', () => child.kill('SIGKILL'))
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break
+    } catch {}
+    if (i > 600) throw new Error('the server did not get ready')
+    await sleep(200)
+  }
+  return { url, child }
 }
+// Started together, as a deployment would (their migrations and demo content race).
+const instances = await Promise.all(Array.from({ length: INSTANCES }, startInstance))
+const instanceUrl = (n: number) => (instances[n % INSTANCES] as Instance).url
 
 // --- load ----------------------------------------------------------------------------------------
 
-type Minute = { requests: number; errors: number; chats: number; refused: number; rssMiB: number[] }
+/** `rssMiB[i]`: the samples of instance i in that minute. */
+type Minute = { requests: number; errors: number; chats: number; refused: number; rssMiB: number[][] }
 const minutes: Minute[] = []
 const startedAt = Date.now()
 const minute = () => {
   const index = Math.floor((Date.now() - startedAt) / 60_000)
-  while (minutes.length <= index) minutes.push({ requests: 0, errors: 0, chats: 0, refused: 0, rssMiB: [] })
+  while (minutes.length <= index)
+    minutes.push({ requests: 0, errors: 0, chats: 0, refused: 0, rssMiB: instances.map(() => []) })
   return minutes[index] as Minute
 }
 const running = () => Date.now() - startedAt < SECONDS * 1000
@@ -117,6 +136,7 @@ const count = (status: number, what: string) => {
 const ipOf = (n: number) => `198.51.${Math.floor(n / 250)}.${(n % 250) + 1}`
 
 async function browse(n: number) {
+  const url = instanceUrl(n)
   const pages = ['/', '/characters', '/characters?sort=newest', '/subscribe', '/blog']
   let roleIds: string[] = []
   while (running()) {
@@ -137,14 +157,17 @@ async function browse(n: number) {
   }
 }
 
-type Acknowledged = { sessionId: string; token: string; ip: string; messageIds: number[] }
+type Acknowledged = { sessionId: string; token: string; ip: string; readFrom: string; messageIds: number[] }
 const acknowledged: Acknowledged[] = []
 
 async function chat(n: number) {
+  // With several instances a person logs in (and is read back) on one and chats on the next.
+  const home = instanceUrl(n)
+  const url = instanceUrl(n + 1)
   const headers = { 'content-type': 'application/json', 'x-forwarded-for': ipOf(n) }
   // Spread the logins (argon2id is meant to be slow) over the first seconds.
   await sleep(Math.random() * 10_000)
-  const login = await fetch(`${url}/api/login`, {
+  const login = await fetch(`${home}/api/login`, {
     method: 'POST',
     headers,
     body: JSON.stringify({ email: benchEmail(n + 1), password: BENCH_PASSWORD }),
@@ -165,19 +188,19 @@ async function chat(n: number) {
   count(created.status, 'POST /api/createSession')
   if (!created.ok) return
   const sessionId = ((await created.json()) as { data: { id: string } }).data.id
-  const mine: Acknowledged = { sessionId, token, ip: ipOf(n), messageIds: [] }
+  const mine: Acknowledged = { sessionId, token, ip: ipOf(n), readFrom: home, messageIds: [] }
   acknowledged.push(mine)
   const model = n % PREMIUM_EVERY === 0 ? 'grand-70b' : 'tavern-8b'
   if (model === 'grand-70b') {
     // Premium models need a paid plan: bought through the sandbox checkout.
-    const order = await fetch(`${url}/api/subscription`, {
+    const order = await fetch(`${home}/api/subscription`, {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ planId: 'pro' }),
     })
     count(order.status, 'POST /api/subscription')
     const { orderId } = ((await order.json()) as { data: { orderId: string } }).data
-    const paid = await fetch(`${url}/api/payment/sandbox`, {
+    const paid = await fetch(`${home}/api/payment/sandbox`, {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ orderId, outcome: 'paid' }),
@@ -217,15 +240,17 @@ async function chat(n: number) {
 }
 
 function sampleMemory() {
-  try {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
-    const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-    minute().rssMiB.push(kib / 1024)
-  } catch {}
+  for (const [i, { child }] of instances.entries()) {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+      const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+      minute().rssMiB[i]?.push(kib / 1024)
+    } catch {}
+  }
 }
 const memoryTimer = setInterval(sampleMemory, 2000)
 console.log(
-  `soak: ${SECONDS} s, ${CHATS} chats, ${BROWSERS} browsers, against ${url} (${databaseUrl ? 'PostgreSQL' : 'PGlite'})`,
+  `soak: ${SECONDS} s, ${CHATS} chats, ${BROWSERS} browsers, against ${instances.map((i) => i.url).join(' and ')} (${databaseUrl ? `PostgreSQL${redisUrl ? ' + Redis' : ''}` : 'PGlite'})`,
 )
 await Promise.all([
   ...Array.from({ length: CHATS }, (_, n) => chat(n)),
@@ -247,7 +272,7 @@ for (const session of acknowledged) {
   const stored = new Set<number>()
   let before: number | undefined
   for (;;) {
-    const res = await fetch(`${url}/api/messages`, {
+    const res = await fetch(`${session.readFrom}/api/messages`, {
       method: 'POST',
       headers: auth,
       body: JSON.stringify({ sessionId: session.sessionId, limit: 100, ...(before ? { before } : {}) }),
@@ -264,8 +289,12 @@ for (const session of acknowledged) {
   }
 }
 
-child.kill('SIGTERM')
-await new Promise((r) => child.once('exit', r))
+await Promise.all(
+  instances.map(({ child }) => {
+    child.kill('SIGTERM')
+    return new Promise((r) => child.once('exit', r))
+  }),
+)
 await api.close()
 const database = openDatabase({ url: databaseUrl, dataDir })
 const mismatched = rows<{ user_id: string }>(
@@ -283,7 +312,11 @@ const full = minutes.filter((_, i) => i < Math.floor(SECONDS / 60))
 const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
 const second = full[1] ?? full[0]
 const last = full.at(-1)
-const memoryRatio = second && last ? avg(last.rssMiB) / Math.max(1, avg(second.rssMiB)) : 1
+// Per instance; the worst one counts.
+const memoryRatios = instances.map((_, i) =>
+  second && last ? avg(last.rssMiB[i] ?? []) / Math.max(1, avg(second.rssMiB[i] ?? [])) : 1,
+)
+const memoryRatio = Math.max(...memoryRatios)
 const totalErrors = minutes.reduce((n, m) => n + m.errors, 0)
 const checks = [
   {
@@ -298,16 +331,17 @@ const checks = [
   },
   { name: 'no server errors', value: String(totalErrors), met: totalErrors === 0 },
   {
-    name: 'memory flat (last minute ÷ second minute RSS)',
-    value: `${memoryRatio.toFixed(2)}×`,
+    name: `memory flat (last minute ÷ second minute RSS${INSTANCES > 1 ? ', per instance' : ''})`,
+    value: memoryRatios.map((r) => `${r.toFixed(2)}×`).join(', '),
     met: memoryRatio <= 1.25,
   },
 ]
 const table = [
-  '| minute | requests | chat replies | refused (402/429) | errors | server RSS MiB |',
-  '| ---: | ---: | ---: | ---: | ---: | ---: |',
+  `| minute | requests | chat replies | refused (402/429) | errors | ${INSTANCES > 1 ? instances.map((_, i) => `RSS MiB ${String.fromCharCode(97 + i)}`).join(' | ') : 'server RSS MiB'} |`,
+  `| ---: | ---: | ---: | ---: | ---: | ${instances.map(() => '---:').join(' | ')} |`,
   ...minutes.map(
-    (m, i) => `| ${i + 1} | ${m.requests} | ${m.chats} | ${m.refused} | ${m.errors} | ${avg(m.rssMiB).toFixed(0)} |`,
+    (m, i) =>
+      `| ${i + 1} | ${m.requests} | ${m.chats} | ${m.refused} | ${m.errors} | ${m.rssMiB.map((r) => avg(r).toFixed(0)).join(' | ')} |`,
   ),
   '',
   '| check | measured | met |',
@@ -321,6 +355,6 @@ if (errors.length) console.log(`first errors:\n${errors.join('\n')}`)
 mkdirSync(path.join(root, 'bench', 'results'), { recursive: true })
 writeFileSync(
   path.join(root, 'bench', 'results', 'soak.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, chats: CHATS, minutes, checks, errors }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, chats: CHATS, instances: INSTANCES, database: databaseUrl ? 'postgres' : 'pglite', minutes, checks, errors }, null, 2)}\n`,
 )
 process.exit(checks.every((c) => c.met) ? 0 : 1)

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { ServerResponse } from 'node:http'
 import { constants as zlib } from 'node:zlib'
 import compress from '@fastify/compress'
 import cookie from '@fastify/cookie'
@@ -8,6 +9,7 @@ import type { ViteDevServer } from 'vite'
 import type { DatabaseHandle } from '#db/client.ts'
 import type { Config } from '#server/config.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { redactUrl } from '#server/lib/log-redaction.ts'
 import { accountRoutes } from '#server/modules/account/account.routes.ts'
 import { authRoutes } from '#server/modules/auth/auth.routes.ts'
 import { blogAssetRoutes, blogRoutes } from '#server/modules/blog/blog.routes.ts'
@@ -18,6 +20,7 @@ import { chatRoutes } from '#server/modules/chat/chat.routes.ts'
 import { diamondsRoutes } from '#server/modules/diamonds/diamonds.routes.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
 import { imagesRoutes } from '#server/modules/images/images.routes.ts'
+import type { JobQueueOptions } from '#server/modules/jobs/job-queue.ts'
 import { contactRoutes } from '#server/modules/links/contact.routes.ts'
 import { modelsRoutes } from '#server/modules/models/models.routes.ts'
 import { paymentsRoutes } from '#server/modules/payments/payments.routes.ts'
@@ -53,8 +56,15 @@ export type BuildAppOptions = {
   /** `npm run dev`: render from source through this Vite dev server instead of the build. */
   vite?: ViteDevServer
   logger?: boolean
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void }
   /** Sizes of the role listing's caches (tests and benchmarks; the defaults suit production). */
   listingCache?: ListingCacheOptions
+  /**
+   * The background job worker (ADR 017) runs unless `worker: false` (tools that only serve);
+   * tests shorten its polling and retry delays.
+   */
+  jobQueue?: Partial<Omit<JobQueueOptions, 'log'>> & { worker?: boolean }
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
@@ -72,6 +82,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
               paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
               censor: '[redacted]',
             },
+            // The request line without the secrets a link carries (tests/security/logs.test.ts).
+            serializers: {
+              req: (request: { method: string; url: string; hostname?: string; ip?: string }) => ({
+                method: request.method,
+                url: redactUrl(request.url),
+                host: request.hostname,
+                remoteAddress: request.ip,
+              }),
+            },
+            ...(options.logStream ? { stream: options.logStream } : {}),
           },
     // An upstream proxy's request id is kept when it looks like one, so logs join up.
     genReqId: (req) => {
@@ -109,9 +129,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     kv: options.kv,
     config,
     log: (info, msg) => app.log.info(info, msg),
+    securityEvent: (event, info) => app.log.warn({ ...info, event }, 'security event'),
     listingCache: options.listingCache,
+    jobQueue: options.jobQueue,
   })
   app.addHook('onClose', async () => services.mailer.close())
+  // Jobs cut short by shutdown return to the queue before the database closes.
+  if (options.jobQueue?.worker !== false) {
+    app.addHook('onReady', async () => services.jobs.start())
+    app.addHook('preClose', async () => services.jobs.stop())
+  }
   // Replies being written stop and are stored, and summaries end, while the database is still open.
   app.addHook('preClose', async () => services.chat.close())
   // The plans on sale come from config/plans.json; the database follows it on every start.
@@ -123,8 +150,24 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // While draining, every response closes its connection: a keep-alive socket that goes idle after
   // shutdown began would otherwise hold the server open until its keep-alive timeout.
   let closing = false
+  // A response already under way when shutdown begins (an event stream) sent its headers before it
+  // could say `connection: close`: its connection is ended when it finishes instead, or the idle
+  // socket would keep the server open past the grace period (tests/integration/sigterm-streams.test.ts).
+  const inFlight = new Set<ServerResponse>()
+  app.addHook('onRequest', async (_request, reply) => {
+    const res = reply.raw
+    inFlight.add(res)
+    res.once('close', () => inFlight.delete(res))
+  })
   app.addHook('preClose', async () => {
     closing = true
+    for (const res of inFlight) {
+      const socket = res.socket
+      // (Injected requests have a stand-in socket without end().)
+      const end = () => typeof socket?.end === 'function' && socket.end()
+      if (res.writableFinished) end()
+      else res.once('finish', end)
+    }
   })
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close')

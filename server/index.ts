@@ -58,14 +58,15 @@ async function main() {
     const seeded = await seedDemo(database.db, app.services)
     app.log.info({ seeded }, 'demo content ready')
   }
-  // Monthly diamonds: checked at start and every hour. Idempotent per user and month, so restarts
-  // and several instances never award twice (the cron call does the same for external schedulers).
-  const award = () =>
-    app.services.diamonds.awardMonthly().then(
-      (result) => result.awarded > 0 && app.log.info(result, 'monthly diamonds awarded'),
-      (err: unknown) => app.log.error({ err }, 'monthly award failed'),
-    )
-  const awardTimer = setInterval(award, 60 * 60_000)
+  // Monthly diamonds: a job queued at start and every hour, keyed by the hour, so several instances
+  // queue one between them; the award itself is idempotent per user and month (ADR 017).
+  const queueAward = () => {
+    const hour = new Date().toISOString().slice(0, 13)
+    app.services.jobs
+      .enqueue('monthly-award', {}, { key: `monthly-award:${hour}` })
+      .catch((err: unknown) => app.log.error({ err }, 'monthly award could not be queued'))
+  }
+  const awardTimer = setInterval(queueAward, 60 * 60_000)
   awardTimer.unref()
   app.addHook('onClose', async () => clearInterval(awardTimer))
   if (database.kind === 'pglite') {
@@ -103,7 +104,7 @@ async function main() {
   process.once('SIGINT', () => shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
-  void award()
+  queueAward()
   app.log.info({ url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env }, 'ready')
 }
 

@@ -21,9 +21,10 @@ import { createDiamondsRepo } from '#server/modules/diamonds/diamonds.repo.ts'
 import { createDiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import { createImagesRepo } from '#server/modules/images/images.repo.ts'
 import { createImagesService } from '#server/modules/images/images.service.ts'
+import { createJobQueue, type JobQueueOptions, PermanentJobError } from '#server/modules/jobs/job-queue.ts'
 import { createContactService } from '#server/modules/links/contact.service.ts'
 import { LINKS_FILE, loadFriendshipLinks } from '#server/modules/links/friendship-links.ts'
-import { createMailer } from '#server/modules/mail/mailer.ts'
+import { createMailer, describeMailError, isPermanentMailError } from '#server/modules/mail/mailer.ts'
 import { loadModelRegistry } from '#server/modules/models/models.ts'
 import { createBtcpayGateway } from '#server/modules/payments/btcpay-gateway.ts'
 import { createPaymentsRepo } from '#server/modules/payments/payments.repo.ts'
@@ -38,11 +39,16 @@ export type ServiceDeps = {
   kv: KeyValueStore
   config: Config
   log: (info: Record<string, unknown>, msg: string) => void
+  /** Security events (failed logins, reused refresh tokens...), at warning level. */
+  securityEvent?: (event: string, info: Record<string, unknown>) => void
   listingCache?: ListingCacheOptions | undefined
+  /** Tests shorten the job queue's polling and retry delays. */
+  jobQueue?: Partial<Omit<JobQueueOptions, 'log'>> | undefined
 }
 
 /** Every module's service, built once per app. Routes and page loaders both use these. */
-export function createServices({ db, kv, config, log, listingCache }: ServiceDeps) {
+export function createServices({ db, kv, config, log, securityEvent, listingCache, jobQueue }: ServiceDeps) {
+  const jobs = createJobQueue(db, { log, ...jobQueue })
   const images = createImagesService(createImagesRepo(db))
   const catalogue = createCatalogueService(createCatalogueRepo(db), kv, listingCache)
   const characters = createCharactersService({ repo: createCharactersRepo(db), images, catalogue })
@@ -51,6 +57,8 @@ export function createServices({ db, kv, config, log, listingCache }: ServiceDep
     smtpUrl: config.mail.smtpUrl,
     from: config.mail.from,
     outboxDir: path.join(config.dataDir, 'outbox'),
+    // The links carry one-time secrets: shown to a developer, never written to a production log.
+    logLinks: !config.isProduction,
     log,
   })
   const humanVerification = createHumanVerification(config, kv)
@@ -61,6 +69,8 @@ export function createServices({ db, kv, config, log, listingCache }: ServiceDep
     repo: createAuthRepo(db),
     kv,
     mailer,
+    jobs,
+    securityEvent: securityEvent ?? ((event, info) => log({ ...info, event }, 'security event')),
     accessTokens,
     humanVerification,
     publicUrl: config.publicUrl,
@@ -105,17 +115,17 @@ export function createServices({ db, kv, config, log, listingCache }: ServiceDep
     catalogue,
     timeoutMs: config.llm.timeoutMs,
     log,
+    jobs,
   })
   // The articles are read and rendered once; a broken one stops the start (BlogContentError).
   const blog = createBlogService({ content: loadBlogContent(config.blogDir), catalogue, log })
   const friendshipLinks = loadFriendshipLinks(LINKS_FILE)
   const contact = createContactService({
     kv,
-    mailer,
+    jobs,
     humanVerification,
     to: config.mail.contactTo,
     publicUrl: config.publicUrl,
-    log,
   })
   const sitemap = createSitemapService({
     publicUrl: config.publicUrl,
@@ -123,8 +133,25 @@ export function createServices({ db, kv, config, log, listingCache }: ServiceDep
     blog,
     files: { plans: PLANS_FILE, links: LINKS_FILE },
   })
+  // What each background job does (ADR 017). Every handler is safe to run twice.
+  // A mail the server refused for good (a 5xx) is not retried.
+  const mailJob = async (send: () => Promise<void>) => {
+    try {
+      await send()
+    } catch (error) {
+      throw isPermanentMailError(error) ? new PermanentJobError(describeMailError(error)) : error
+    }
+  }
+  jobs.register('account-mail', (job) => mailJob(() => auth.deliverAccountMail(job.payload)))
+  jobs.register('mail', (job) => mailJob(() => mailer.send(job.payload)))
+  jobs.register('chat-summary', (job) => chat.summariseMemory(job.payload, job.signal))
+  jobs.register('monthly-award', async () => {
+    const result = await diamonds.awardMonthly()
+    if (result.awarded > 0) log(result, 'monthly diamonds awarded')
+  })
   const account = createAccountService({ repo: createAccountRepo(db), kv, images, catalogue })
   return {
+    jobs,
     account,
     images,
     catalogue,

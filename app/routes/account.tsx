@@ -6,6 +6,8 @@ import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.t
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { deleteAccount, downloadMyData, getAccount } from '#app/features/account/api/account.ts'
 import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
+import { type CurrentSubscription, currentSubscription } from '#app/features/pricing/api.ts'
+import { PlanRenewal } from '#app/features/pricing/plan-renewal.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDate } from '#app/lib/format.ts'
 import { ApiError } from '#app/lib/http.ts'
@@ -16,9 +18,12 @@ import type { AccountSummary } from '#contracts/account-schemas.ts'
 import type { Locale } from '#contracts/locales.ts'
 import type { Route } from './+types/account.ts'
 
-export const handle = { i18n: ['account'] }
+export const handle = { i18n: ['account', 'pricing'] }
 
-/** `/account`: the signed-in user's details, a download of all their data, and account deletion. */
+/**
+ * `/account`: the signed-in user's details, their plan (with "Cancel plan"), a download of all
+ * their data, and account deletion.
+ */
 export default function Account({ params }: Route.ComponentProps) {
   const { t } = useTranslation('account')
   const hydrated = useHydrated()
@@ -125,6 +130,8 @@ function AccountSections({ locale }: { locale: Locale }) {
         </p>
       </section>
 
+      <PlanSection locale={locale} />
+
       <section aria-labelledby="export-heading" className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6">
         <h2 id="export-heading" className="text-lg font-semibold">
           {t('export.heading')}
@@ -159,6 +166,68 @@ function AccountSections({ locale }: { locale: Locale }) {
       </section>
       {confirming ? <ConfirmDeletion account={account} onClose={() => setConfirming(false)} /> : null}
     </div>
+  )
+}
+
+type PlanLoad =
+  | { kind: 'loading' }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'ready'; subscription: CurrentSubscription }
+
+/** The plan held: the free one with a way to the plans, or a paid one with its renewal. */
+function PlanSection({ locale }: { locale: Locale }) {
+  const { t } = useTranslation('pricing')
+  const { t: tCommon } = useTranslation()
+  const [load, setLoad] = useState<PlanLoad>({ kind: 'loading' })
+  useEffect(() => {
+    const controller = new AbortController()
+    currentSubscription(controller.signal).then(
+      ({ subscription }) => setLoad({ kind: 'ready', subscription }),
+      (error: unknown) => {
+        if (!controller.signal.aborted) setLoad({ kind: 'failed', reason: apiErrorMessage(tCommon, error) })
+      },
+    )
+    return () => controller.abort()
+  }, [tCommon])
+
+  const subscription = load.kind === 'ready' ? load.subscription : null
+  return (
+    <section aria-labelledby="plan-heading" className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6">
+      <h2 id="plan-heading" className="text-lg font-semibold">
+        {t('manage.heading')}
+      </h2>
+      {load.kind === 'loading' ? (
+        <p role="status" className="mt-2 text-sm text-zinc-400">
+          {t('manage.loading')}
+        </p>
+      ) : load.kind === 'failed' ? (
+        <p role="alert" className="mt-2 text-sm text-rose-300">
+          {t('manage.loadFailed', { reason: load.reason })}
+        </p>
+      ) : subscription ? (
+        <div className="mt-2 space-y-3">
+          <p className="font-medium" data-testid="account-plan">
+            {t(subscription.billingCycle === 'yearly' ? 'manage.yearlyPlan' : 'manage.monthlyPlan', {
+              plan: t(`plans.${subscription.planId}`, { defaultValue: subscription.planId }),
+            })}
+          </p>
+          <PlanRenewal
+            subscription={subscription}
+            locale={locale}
+            onChange={(next) => setLoad({ kind: 'ready', subscription: next })}
+          />
+        </div>
+      ) : (
+        <div className="mt-2">
+          <p className="text-sm text-zinc-300" data-testid="account-plan">
+            {t('manage.free')}
+          </p>
+          <LocalizedLink to="/subscribe" className="button-secondary mt-4">
+            {t('manage.seePlans')}
+          </LocalizedLink>
+        </div>
+      )}
+    </section>
   )
 }
 

@@ -163,7 +163,7 @@ export default function Chat() {
             message:
               event.data.code === 'INSUFFICIENT_DIAMONDS'
                 ? tCommon('apiErrors.INSUFFICIENT_DIAMONDS')
-                : `${t('errors.messageFailed')}: ${tCommon(`apiErrors.${event.data.code === 'MODEL_ERROR' ? 'MODEL_ERROR' : 'unknown'}`)}`,
+                : `${t('errors.messageFailed')}: ${tCommon(`apiErrors.${event.data.code === 'MODEL_ERROR' || event.data.code === 'SERVICE_UNAVAILABLE' ? event.data.code : 'unknown'}`)}`,
             details: [event.data.code, event.data.kind, event.data.message].filter(Boolean).join(' · '),
             retry: event.data.code !== 'INSUFFICIENT_DIAMONDS',
           })

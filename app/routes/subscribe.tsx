@@ -2,8 +2,9 @@ import { Suspense, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Await, useLocation } from 'react-router'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { currentSubscription, startPayment } from '#app/features/pricing/api.ts'
+import { type CurrentSubscription, currentSubscription, startPayment } from '#app/features/pricing/api.ts'
 import { PlanCard } from '#app/features/pricing/plan-card.tsx'
+import { PlanRenewal } from '#app/features/pricing/plan-renewal.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { notify } from '#app/lib/notify.tsx'
@@ -47,16 +48,18 @@ export default function Subscribe({ loaderData, params }: Route.ComponentProps) 
   const { pathname, search } = useLocation()
   const [cycle, setCycle] = useState<BillingCycle>('monthly')
   const [busy, setBusy] = useState<PaymentType | null>(null)
-  const [currentPlanId, setCurrentPlanId] = useState<string | null>(null)
+  // undefined: not known (logged out, or not loaded); null: the free plan.
+  const [held, setHeld] = useState<CurrentSubscription | undefined>(undefined)
+  const currentPlanId = held === undefined ? null : (held?.planId ?? 'free')
 
   useEffect(() => {
     if (!loggedIn) {
-      setCurrentPlanId(null)
+      setHeld(undefined)
       return
     }
     currentSubscription().then(
-      ({ subscription }) => setCurrentPlanId(subscription?.planId ?? 'free'),
-      () => setCurrentPlanId(null),
+      ({ subscription }) => setHeld(subscription),
+      () => setHeld(undefined),
     )
   }, [loggedIn])
 
@@ -89,6 +92,11 @@ export default function Subscribe({ loaderData, params }: Route.ComponentProps) 
             cycle={cycle}
             locale={locale}
             current={currentPlanId === plan.planId}
+            currentDetails={
+              held && held.planId === plan.planId ? (
+                <PlanRenewal subscription={held} locale={locale} onChange={setHeld} />
+              ) : null
+            }
             busy={busy}
             onBuy={(type) => buy(plan.planId, type)}
           />

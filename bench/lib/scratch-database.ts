@@ -38,7 +38,7 @@ export async function openScratchDatabase(name: string): Promise<DatabaseHandle 
   const scratch = `bench_${name}_scratch`
   await admin(serverUrl, `DROP DATABASE IF EXISTS "${scratch}" WITH (FORCE)`)
   await admin(serverUrl, `CREATE DATABASE "${scratch}"`)
-  const database = openDatabase({ url: withDatabase(serverUrl, scratch), dataDir })
+  const database = openDatabase({ url: withDatabase(serverUrl, scratch), dataDir, queryTimeoutMs: 0 })
   await database.migrate()
   const close = database.close.bind(database)
   return Object.assign(database, {

@@ -19,6 +19,21 @@ export async function seedBenchUsers(db: Db, count: number): Promise<void> {
     from generate_series(1, ${count}::int) g`)
 }
 
+/** `count` chat sessions spread over the bench users and the first 1,000 roles; returns their ids. */
+export async function seedBenchSessions(db: Db, count: number): Promise<string[]> {
+  if (count <= 0) return []
+  return rowsOf<{ id: string }>(
+    await db.execute(sql`
+      with u as (select array_agg(id order by username) a from users where email like '%@bench.test'),
+           r as (select array_agg(id order by id) a from (select id from roles order by id limit 1000) x)
+      insert into chat_sessions (user_id, role_id, last_message_preview, created_at, updated_at)
+      select u.a[1 + (g % cardinality(u.a))], r.a[1 + (g % cardinality(r.a))], 'A stored message for the benchmark.',
+             now() - g * interval '1 minute', now() - g * interval '1 minute'
+      from u, r, generate_series(0, ${count - 1}::int) g
+      returning id`),
+  ).map((r) => r.id)
+}
+
 /**
  * `sessions` chat sessions spread over the bench users and the first roles, each with
  * `messagesPerSession` messages alternating user and character, oldest first. Inserted in slices of
@@ -28,22 +43,8 @@ export async function seedBenchChats(
   db: Db,
   options: { sessions: number; messagesPerSession: number; slice?: number },
 ): Promise<{ firstUserSessions: string[] }> {
-  const slice = options.slice ?? 500
-  await db.execute(sql`
-    with u as (select array_agg(id order by username) a from users where email like '%@bench.test'),
-         r as (select array_agg(id order by id) a from (select id from roles order by id limit 1000) x)
-    insert into chat_sessions (user_id, role_id, last_message_preview, created_at, updated_at)
-    select u.a[1 + (g % cardinality(u.a))], r.a[1 + (g % cardinality(r.a))], 'A stored message for the benchmark.',
-           now() - g * interval '1 minute', now() - g * interval '1 minute'
-    from u, r, generate_series(0, ${options.sessions - 1}::int) g`)
-  const ids = rowsOf<{ id: string }>(
-    await db.execute(sql`
-      select s.id from chat_sessions s join users on users.id = s.user_id
-      where users.email like '%@bench.test' order by s.id`),
-  ).map((r) => r.id)
-  for (let i = 0; i < ids.length; i += slice) {
-    await seedMessages(db, ids.slice(i, i + slice), options.messagesPerSession)
-  }
+  const ids = await seedBenchSessions(db, options.sessions)
+  await seedMessages(db, ids, options.messagesPerSession, { slice: options.slice })
   const first = rowsOf<{ id: string }>(
     await db.execute(sql`
       select s.id from chat_sessions s join users on users.id = s.user_id
@@ -52,13 +53,28 @@ export async function seedBenchChats(
   return { firstUserSessions: first }
 }
 
-/** `count` messages in each of `sessionIds`, oldest first, alternating user and character. */
-export async function seedMessages(db: Db, sessionIds: string[], count: number): Promise<void> {
-  if (sessionIds.length === 0 || count <= 0) return
-  await db.execute(sql`
-    insert into chat_messages (session_id, author, content, tokens, created_at)
-    select s.id::uuid, case when g % 2 = 0 then 'user' else 'assistant' end,
-           'Message ' || g || ': the storm rolled over the cliffs and the lighthouse kept its lamp burning through the night.',
-           24, now() - (${count}::int - g) * interval '1 second'
-    from unnest(${`{${sessionIds.join(',')}}`}::text[]) as s(id), generate_series(1, ${count}::int) g`)
+/**
+ * `count` messages in each of `sessionIds`, oldest first, alternating user and character, in slices
+ * of `slice` sessions (500) so memory stays flat. `interleaved`: the sessions' messages take turns
+ * (message 1 of every session, then message 2, ...) as chats running side by side would, instead
+ * of one session after the other.
+ */
+export async function seedMessages(
+  db: Db,
+  sessionIds: string[],
+  count: number,
+  options: { slice?: number | undefined; interleaved?: boolean } = {},
+): Promise<void> {
+  if (count <= 0) return
+  const slice = options.slice ?? 500
+  for (let i = 0; i < sessionIds.length; i += slice) {
+    const ids = sessionIds.slice(i, i + slice)
+    await db.execute(sql`
+      insert into chat_messages (session_id, author, content, tokens, created_at)
+      select s.id::uuid, case when g % 2 = 0 then 'user' else 'assistant' end,
+             'Message ' || g || ': the storm rolled over the cliffs and the lighthouse kept its lamp burning through the night.',
+             24, now() - (${count}::int - g) * interval '1 second'
+      from unnest(${`{${ids.join(',')}}`}::text[]) with ordinality as s(id, n), generate_series(1, ${count}::int) g
+      ${options.interleaved ? sql`order by g, s.n` : sql``}`)
+  }
 }

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import type { OrderStatus, PaymentType } from '#contracts/payments.ts'
 import type { BillingCycle } from '#contracts/plans.ts'
 import { plans } from './diamonds.ts'
@@ -53,10 +53,16 @@ export const subscriptions = pgTable(
       .references(() => plans.id),
     billingCycle: text('billing_cycle').$type<BillingCycle>().notNull(),
     provider: text('provider').$type<PaymentProvider>().notNull(),
-    /** Stripe's subscription id; null for crypto and sandbox plans, which do not renew. */
+    /**
+     * Stripe's subscription id (`sandbox_sub_...` for a sandbox card plan, which stands in for one);
+     * null for crypto plans, which do not renew.
+     */
     providerSubscriptionId: text('provider_subscription_id'),
+    /** `canceled`: the provider ended the subscription (final). A plan set to end is still `active`. */
     status: text('status').$type<'active' | 'past_due' | 'canceled'>().notNull(),
     currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }).notNull(),
+    /** The user (or the provider) cancelled: the plan ends at `currentPeriodEnd` instead of renewing (ADR 016). */
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
     /** Time of the newest provider event applied, so an older event arriving late changes nothing. */
     lastEventAt: timestamp('last_event_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

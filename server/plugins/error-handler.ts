@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import type { ErrorCode, ErrorEnvelope } from '#contracts/api.ts'
+import { isDatabaseUnavailable } from '#server/lib/database-errors.ts'
 import { AppError } from '#server/lib/errors.ts'
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -43,6 +44,15 @@ export default fp(
       if (isResponseSerializationError(error)) {
         request.log.error({ err: error, cause: error.cause }, 'response did not match its schema')
         return reply.status(500).send(errorEnvelope(500, 'INTERNAL_ERROR', 'Internal server error'))
+      }
+      if (isDatabaseUnavailable(error)) {
+        // A database restart or outage: the request may work in a moment, and the pool reconnects
+        // by itself. The browser shows its localized apiErrors.SERVICE_UNAVAILABLE text.
+        request.log.warn({ err: error }, 'database unavailable')
+        reply.header('retry-after', '5')
+        return reply
+          .status(503)
+          .send(errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'The service is unavailable right now. Please try again.'))
       }
       const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
       if (status >= 500) {

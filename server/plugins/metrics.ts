@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,7 +8,10 @@ declare module 'fastify' {
   }
 }
 
-/** Prometheus metrics at `/metrics`: process defaults plus a request-duration histogram. */
+/**
+ * Prometheus metrics at `/metrics`: process defaults, a request-duration histogram, and the
+ * background jobs waiting and failed for good per kind (ADR 017), read from the database on scrape.
+ */
 export default fp(
   async function metrics(app: FastifyInstance) {
     const registry = new Registry()
@@ -19,6 +22,21 @@ export default fp(
       labelNames: ['method', 'route', 'status'],
       buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
       registers: [registry],
+    })
+    new Gauge({
+      name: 'jobs',
+      help: 'Background jobs per kind: waiting or running (state="pending"), failed for good (state="failed")',
+      labelNames: ['kind', 'state'],
+      registers: [registry],
+      async collect() {
+        // A database that does not answer leaves the gauge empty rather than failing the scrape.
+        const counts = await app.services.jobs.counts().catch(() => undefined)
+        this.reset()
+        for (const [kind, { pending, failed }] of Object.entries(counts ?? {})) {
+          this.set({ kind, state: 'pending' }, pending)
+          this.set({ kind, state: 'failed' }, failed)
+        }
+      },
     })
     app.decorate('metrics', registry)
 

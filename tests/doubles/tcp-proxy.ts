@@ -1,15 +1,25 @@
 import net from 'node:net'
 
 /**
- * A TCP pass-through to a real server (PostgreSQL, Redis) that a test can cut and restore, to see
- * how the app behaves when that server becomes unreachable.
+ * A TCP pass-through to a real server (PostgreSQL, Redis, SMTP) that a test can cut (connections
+ * refused), stall (connections accepted, then silence: a server that hangs) and restore, to see how
+ * the app behaves when that server becomes unreachable or stops answering.
  */
 export async function startTcpProxy(target: { host: string; port: number }) {
   const sockets = new Set<net.Socket>()
-  let accepting = true
+  let mode: 'pass' | 'refuse' | 'stall' = 'pass'
+  let connections = 0
   const server = net.createServer((client) => {
-    if (!accepting) {
+    connections++
+    if (mode === 'refuse') {
       client.destroy()
+      return
+    }
+    if (mode === 'stall') {
+      // Held open and never answered, until the client gives up or the proxy closes.
+      sockets.add(client)
+      client.on('close', () => sockets.delete(client))
+      client.on('error', () => client.destroy())
       return
     }
     const upstream = net.connect(target.port, target.host)
@@ -31,11 +41,20 @@ export async function startTcpProxy(target: { host: string; port: number }) {
     port,
     /** Drops every open connection and refuses new ones. */
     cut() {
-      accepting = false
+      mode = 'refuse'
+      for (const s of sockets) s.destroy()
+    },
+    /** Accepts new connections and never says a word on them (open ones are dropped). */
+    stall() {
+      mode = 'stall'
       for (const s of sockets) s.destroy()
     },
     restore() {
-      accepting = true
+      mode = 'pass'
+    },
+    /** Connections made so far (refused and stalled ones included). */
+    get connections() {
+      return connections
     },
     close: () =>
       new Promise<void>((resolve) => {

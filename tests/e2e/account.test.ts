@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   chromiumPath,
@@ -15,18 +15,32 @@ import {
 const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const leaver = { username: 'leaver', email: 'leaver@example.test', password: 'a kite over the dunes' }
 const arabic = { username: 'rawiya', email: 'rawiya@example.test', password: 'a lamp by the window' }
+const subscriber = { username: 'plenty', email: 'plenty@example.test', password: 'a boat in the reeds' }
+const arabicSubscriber = { username: 'samira', email: 'samira@example.test', password: 'a well in the garden' }
+/** The plan's end as the page writes it: Intl, long date, UTC. */
+const longDate = (tag: string, iso: string) =>
+  new Intl.DateTimeFormat(tag, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso))
 
 describe.skipIf(!chromiumPath)('the account page in a browser', () => {
   let server: RunningServer
   let browser: Browser
   beforeAll(async () => {
-    server = await startServer({}, { users: [leaver, arabic] })
+    server = await startServer({}, { users: [leaver, arabic, subscriber, arabicSubscriber] })
     browser = await launchBrowser()
   })
   afterAll(async () => {
     await browser?.close()
     await server?.stop()
   })
+
+  /** The plan the page's user holds, read with the page's own token. */
+  const currentPlan = (page: Page) =>
+    page.evaluate(async () => {
+      const response = await fetch('/api/subscription/current', {
+        headers: { authorization: `Bearer ${localStorage.getItem('token')}` },
+      })
+      return (await response.json()).data.subscription as { currentPeriodEnd: string; renews: boolean } | null
+    })
 
   async function logIn(user: typeof leaver, locale: 'en' | 'ar') {
     const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, acceptDownloads: true })
@@ -85,6 +99,133 @@ describe.skipIf(!chromiumPath)('the account page in a browser', () => {
     })
     expect(login.status).toBe(401)
     expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('buys a card plan in the sandbox, cancels it on the account page, sees its end date, then may delete', async () => {
+    const { context, page } = await logIn(subscriber, 'en')
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+
+    await page.goto(`${server.url}/subscribe`)
+    await page.waitForFunction(HYDRATED)
+    const plus = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Plus' }) })
+    await plus.getByRole('button', { name: 'Subscribe with credit card' }).click()
+    await page.waitForURL(/\/subscribe\/sandbox\?orderId=ord_/)
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await page.waitForURL(/\/subscribe\/success\?orderId=ord_/)
+    await page.getByText('Your Plus plan is active.').waitFor()
+
+    await page.goto(`${server.url}/account`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByTestId('account-plan').filter({ hasText: 'Plus plan, billed monthly' }).waitFor()
+    const plan = await currentPlan(page)
+    expect(plan?.renews).toBe(true)
+    const end = longDate('en', plan?.currentPeriodEnd ?? '')
+    await page
+      .getByTestId('plan-renews')
+      .filter({ hasText: `Renews on ${end}` })
+      .waitFor()
+
+    // The renewing plan blocks the deletion, in words.
+    await page.getByTestId('delete-account').click()
+    const deletion = page.getByRole('dialog', { name: 'Delete your account for good?' })
+    await deletion.getByLabel('Enter your password to confirm').fill(subscriber.password)
+    await deletion.getByRole('button', { name: 'Delete for good' }).click()
+    await deletion.getByRole('alert').filter({ hasText: 'Your plan still renews automatically.' }).waitFor()
+    await deletion.getByRole('button', { name: 'Cancel', exact: true }).click()
+
+    // Going back from the confirmation changes nothing.
+    await page.getByRole('button', { name: 'Cancel plan' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Cancel your plan?' })
+    await dialog.getByText(`You keep it and its diamonds until ${end}`).waitFor()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(screenshotDir, 'account-cancel-dialog.png') })
+    await dialog.getByRole('button', { name: 'Go back' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect((await currentPlan(page))?.renews).toBe(true)
+
+    await page.getByRole('button', { name: 'Cancel plan' }).click()
+    await dialog.getByRole('button', { name: 'Yes, cancel my plan' }).click()
+    await page
+      .getByTestId('plan-ends')
+      .filter({ hasText: `Your plan ends on ${end}` })
+      .waitFor()
+    await page.getByText('It will not renew. You keep it and its diamonds until then.').waitFor()
+    await page.getByRole('button', { name: 'Keep my plan' }).waitFor()
+    expect(await currentPlan(page)).toMatchObject({ renews: false, currentPeriodEnd: plan?.currentPeriodEnd })
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(screenshotDir, 'account-plan-cancelled.png'), fullPage: true })
+
+    // "Keep my plan" undoes it; the plans page shows the same, under its "Your current plan" mark.
+    await page.getByRole('button', { name: 'Keep my plan' }).click()
+    await page
+      .getByTestId('plan-renews')
+      .filter({ hasText: `Renews on ${end}` })
+      .waitFor()
+    await page.goto(`${server.url}/subscribe`)
+    await page.waitForFunction(HYDRATED)
+    await plus.getByText('Your current plan').waitFor()
+    await plus.getByRole('button', { name: 'Cancel plan' }).click()
+    await page
+      .getByRole('dialog', { name: 'Cancel your plan?' })
+      .getByRole('button', { name: 'Yes, cancel my plan' })
+      .click()
+    await plus
+      .getByTestId('plan-ends')
+      .filter({ hasText: `Your plan ends on ${end}` })
+      .waitFor()
+    await page.screenshot({ path: path.join(screenshotDir, 'pricing-plan-cancelled.png'), fullPage: true })
+
+    // No longer renewing: the account can go.
+    await page.goto(`${server.url}/account`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByTestId('plan-ends').waitFor()
+    await page.getByTestId('delete-account').click()
+    await deletion.getByLabel('Enter your password to confirm').fill(subscriber.password)
+    await deletion.getByRole('button', { name: 'Delete for good' }).click()
+    await page.waitForURL(`${server.url}/`)
+    await page.getByText('Your account was deleted.').waitFor()
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('cancels a plan in Arabic, right to left, with the end date in Arabic', async () => {
+    const { context, page, prefix } = await logIn(arabicSubscriber, 'ar')
+    // Bought through the API as the page would, then settled by the sandbox.
+    const settled = await page.evaluate(async () => {
+      const headers = { authorization: `Bearer ${localStorage.getItem('token')}`, 'content-type': 'application/json' }
+      const start = await fetch('/api/subscription', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ paymentType: 'card', planId: 'pro', billingCycle: 'yearly', locale: 'ar' }),
+      })
+      const { orderId } = (await start.json()).data
+      const paid = await fetch('/api/payment/sandbox', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ orderId, outcome: 'paid' }),
+      })
+      return (await paid.json()).data.status
+    })
+    expect(settled).toBe('paid')
+    await page.goto(`${server.url}${prefix}/account`)
+    await page.waitForFunction(HYDRATED)
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl')
+    await page.getByTestId('account-plan').filter({ hasText: 'خطة Pro، تُدفع سنويًا' }).waitFor()
+    const end = longDate('ar', (await currentPlan(page))?.currentPeriodEnd ?? '')
+    await page.getByRole('button', { name: 'إلغاء الخطة' }).click()
+    const dialog = page.getByRole('dialog', { name: 'هل تريد إلغاء خطتك؟' })
+    await dialog.getByText(end).waitFor()
+    await page.screenshot({ path: path.join(screenshotDir, 'account-cancel-dialog-ar.png') })
+    await dialog.getByRole('button', { name: 'نعم، ألغِ خطتي' }).click()
+    await page
+      .getByTestId('plan-ends')
+      .filter({ hasText: `تنتهي خطتك في ${end}` })
+      .waitFor()
+    await page.getByRole('button', { name: 'الإبقاء على خطتي' }).waitFor()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(screenshotDir, 'account-plan-cancelled-ar.png'), fullPage: true })
     await context.close()
   })
 

@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { buildApp } from '#server/app.ts'
+import type { DatabaseHandle } from '#db/client.ts'
+import { type BuildAppOptions, buildApp } from '#server/app.ts'
 import { loadConfig } from '#server/config.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 import { createUser, type UserOverrides } from '#tests/factories/user.ts'
@@ -17,7 +18,15 @@ export type TestApp = Awaited<ReturnType<typeof buildTestApp>>
  * Call `close()` in afterAll.
  */
 export async function buildTestApp(
-  options: { env?: Record<string, string>; configure?: (app: FastifyInstance) => void | Promise<void> } = {},
+  options: {
+    env?: Record<string, string>
+    configure?: (app: FastifyInstance) => void | Promise<void>
+    /** Another app's database, to run two apps on one (it is not closed with this app). */
+    database?: DatabaseHandle
+    jobQueue?: BuildAppOptions['jobQueue']
+    /** Log lines (JSON, level info and up) go here instead of nowhere. */
+    logStream?: { write(line: string): void }
+  } = {},
 ) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-test-'))
   const config = loadConfig({
@@ -25,11 +34,20 @@ export async function buildTestApp(
     DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(32).toString('hex'),
     PUBLIC_URL: 'http://localhost:3000',
+    ...(options.logStream ? { LOG_LEVEL: 'info' } : {}),
     ...options.env,
   })
-  const database = await openTestDatabase()
+  const database = options.database ?? (await openTestDatabase())
   const kv = openKeyValueStore(process.env.TEST_REDIS_URL, `test:${randomBytes(6).toString('hex')}:`)
-  const app = await buildApp({ config, database, kv, closeDatabase: true, logger: false })
+  const app = await buildApp({
+    config,
+    database,
+    kv,
+    closeDatabase: !options.database,
+    logger: Boolean(options.logStream),
+    logStream: options.logStream,
+    jobQueue: options.jobQueue,
+  })
   await options.configure?.(app)
   await app.ready()
 

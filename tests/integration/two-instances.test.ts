@@ -152,23 +152,7 @@ describe.skipIf(!databaseUrl || !redisUrl || !built)('two instances on one Postg
       string,
       unknown
     >
-    const subscriptionId = `sub_${orderId.slice(4)}`
-    const completed = stripe.event('checkout.session.completed', {
-      ...checkoutSession,
-      status: 'complete',
-      payment_status: 'paid',
-      subscription: subscriptionId,
-    })
-    const invoicePaid = stripe.event('invoice.paid', {
-      id: `in_${orderId}`,
-      object: 'invoice',
-      billing_reason: 'subscription_create',
-      parent: {
-        type: 'subscription_details',
-        subscription_details: { subscription: subscriptionId, metadata: { orderId } },
-      },
-      lines: { data: [{ period: { end: Math.floor(Date.now() / 1000) + 30 * 86400 } }] },
-    })
+    const { completed, invoicePaid } = stripe.paidCheckout(checkoutSession)
     const deliver = (server: RunningServer, delivery: { payload: string; signature: string }) =>
       fetch(`${server.url}/api/webhooks/stripe`, {
         method: 'POST',

@@ -1,6 +1,7 @@
 import { api } from '#app/lib/http.ts'
 import type { Locale } from '#contracts/locales.ts'
 import type { OrderStatus, PaymentStart, PaymentType } from '#contracts/payments.ts'
+import type { SubscriptionView } from '#contracts/payments-schemas.ts'
 import type { BillingCycle } from '#contracts/plans.ts'
 
 export function startPayment(paymentType: PaymentType, planId: string, billingCycle: BillingCycle, locale: Locale) {
@@ -15,15 +16,21 @@ export function paymentStatus(orderId: string) {
   return api<{ orderId: string; status: OrderStatus }>('/payment/status', { method: 'POST', body: { orderId } })
 }
 
-export type CurrentSubscription = {
-  planId: string
-  billingCycle: BillingCycle
-  status: 'active' | 'past_due' | 'canceled'
-  currentPeriodEnd: string
-} | null
+/** The plan held beyond the free one, whether it renews and when its period ends; null: the free plan. */
+export type CurrentSubscription = SubscriptionView | null
 
-export function currentSubscription() {
-  return api<{ subscription: CurrentSubscription }>('/subscription/current')
+export function currentSubscription(signal?: AbortSignal) {
+  return api<{ subscription: CurrentSubscription }>('/subscription/current', { signal })
+}
+
+/** `POST /api/subscription/cancel`: the plan stops renewing and stays until its period ends. */
+export function cancelPlan() {
+  return api<SubscriptionView>('/subscription/cancel', { method: 'POST' })
+}
+
+/** `POST /api/subscription/resume`: undoes a cancellation before the period ends. */
+export function resumePlan() {
+  return api<SubscriptionView>('/subscription/resume', { method: 'POST' })
 }
 
 export function settleSandbox(orderId: string, outcome: 'paid' | 'failed' | 'canceled') {

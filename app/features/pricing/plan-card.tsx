@@ -1,4 +1,5 @@
 import { Check, Gem } from 'lucide-react'
+import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { formatPrice } from '#app/lib/format.ts'
 import type { Locale } from '#contracts/locales.ts'
@@ -10,11 +11,13 @@ type Props = {
   cycle: BillingCycle
   locale: Locale
   current: boolean
+  /** Shown under the "Your current plan" mark: when the plan renews or ends, and its controls. */
+  currentDetails?: ReactNode
   busy: PaymentType | null
   onBuy: (paymentType: PaymentType) => void
 }
 
-export function PlanCard({ plan, cycle, locale, current, busy, onBuy }: Props) {
+export function PlanCard({ plan, cycle, locale, current, currentDetails, busy, onBuy }: Props) {
   const { t } = useTranslation('pricing')
   const price = cycle === 'yearly' ? plan.priceYearly : plan.priceMonthly
   const titleId = `plan-${plan.planId}`
@@ -54,6 +57,7 @@ export function PlanCard({ plan, cycle, locale, current, busy, onBuy }: Props) {
           {t('currentPlan')}
         </p>
       ) : null}
+      {current && currentDetails ? <div className="mt-3">{currentDetails}</div> : null}
       {plan.free ? null : (
         <div className="mt-6 space-y-2">
           <button

@@ -30,8 +30,9 @@ export function createAccountRepo(db: Db) {
     },
 
     /**
-     * A plan the provider still charges by itself (a Stripe subscription not cancelled: active, or
-     * past due and being retried), whatever its period end says.
+     * A plan the provider still charges by itself (a Stripe subscription neither ended nor set to
+     * end at its period end: active, or past due and being retried), whatever its period end says.
+     * The same rule as `renews()` in payments.service.ts.
      */
     async findRenewingSubscription(userId: string) {
       const [row] = await db
@@ -41,6 +42,7 @@ export function createAccountRepo(db: Db) {
           and(
             eq(subscriptions.userId, userId),
             ne(subscriptions.status, 'canceled'),
+            eq(subscriptions.cancelAtPeriodEnd, false),
             sql`${subscriptions.providerSubscriptionId} is not null`,
           ),
         )

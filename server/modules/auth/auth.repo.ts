@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { users } from '#db/schema/users.ts'
+import type { JobExecutor } from '#server/modules/jobs/job-queue.ts'
 
 export type EmailTokenPurpose = 'verify-email' | 'reset-password'
 
@@ -27,9 +28,19 @@ export function createAuthRepo(db: Db) {
     },
 
     /** Null when the e-mail or the username was taken meanwhile (unique indexes decide). */
-    async createUser(values: { username: string; email: string; passwordHash: string; locale: string }) {
-      const [row] = await db.insert(users).values(values).onConflictDoNothing().returning()
-      return row ?? null
+    /**
+     * A new account, or null when the name or address was taken meanwhile. `andThen` runs in the
+     * same transaction (the verification mail's job: both exist, or neither).
+     */
+    async createUser(
+      values: { username: string; email: string; passwordHash: string; locale: string },
+      andThen?: (tx: JobExecutor, user: typeof users.$inferSelect) => Promise<unknown>,
+    ) {
+      return db.transaction(async (tx) => {
+        const [row] = await tx.insert(users).values(values).onConflictDoNothing().returning()
+        if (row && andThen) await andThen(tx, row)
+        return row ?? null
+      })
     },
 
     async findUserByGoogleSubject(subject: string) {

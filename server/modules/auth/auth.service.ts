@@ -17,6 +17,7 @@ import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
+import type { JobExecutor, JobPayloads, JobQueue } from '#server/modules/jobs/job-queue.ts'
 import { type AccountMailKind, renderAccountMail } from '#server/modules/mail/account-mail.ts'
 import type { Mailer } from '#server/modules/mail/mailer.ts'
 import type { AccessTokens } from './access-token.ts'
@@ -50,11 +51,16 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 const newSecret = () => randomBytes(32).toString('base64url')
 const accountKey = (email: string) => sha256(email.trim().toLowerCase()).slice(0, 32)
 
+export type SecurityEventLog = (event: string, info: Record<string, unknown>) => void
+
 export type AuthDeps = {
   repo: AuthRepo
   diamonds: DiamondsService
   kv: KeyValueStore
   mailer: Mailer
+  jobs: Pick<JobQueue, 'enqueue' | 'kick'>
+  /** Failed logins, reused refresh tokens, password resets: logged for an operator (ASVS 7.2). */
+  securityEvent: SecurityEventLog
   accessTokens: AccessTokens
   humanVerification: HumanVerification
   publicUrl: string
@@ -65,10 +71,26 @@ export function createAuthService({
   diamonds,
   kv,
   mailer,
+  jobs,
+  securityEvent,
   accessTokens,
   humanVerification,
   publicUrl,
 }: AuthDeps) {
+  /** Queues the mail (ADR 017): the request answers at once, and a mail server that is down delays it. */
+  async function queueAccountMail(
+    kind: AccountMailKind,
+    user: { id: string },
+    purpose: 'verify-email' | 'reset-password',
+    executor?: JobExecutor,
+  ) {
+    await jobs.enqueue('account-mail', { userId: user.id, kind, purpose }, {}, executor)
+  }
+
+  /**
+   * Sends an account mail with a fresh link. Its token is made here, when the mail leaves, so that
+   * no usable link waits in the queue; each retry makes its own (an unused one simply expires).
+   */
   async function sendAccountMail(
     kind: AccountMailKind,
     user: { id: string; email: string; username: string; locale: string },
@@ -130,7 +152,7 @@ export function createAuthService({
       const locale = isLocale(input.locale) ? input.locale : DEFAULT_LOCALE
       const existing = await repo.findUserByEmail(input.email)
       if (existing) {
-        await sendAccountMail('account-exists', existing, 'reset-password')
+        await queueAccountMail('account-exists', existing, 'reset-password')
         return
       }
       if (await repo.usernameTaken(input.username)) {
@@ -138,18 +160,22 @@ export function createAuthService({
           { path: 'username', message: 'taken', in: 'body' },
         ])
       }
-      const user = await repo.createUser({
-        username: input.username,
-        email: input.email.trim(),
-        passwordHash: await hashPassword(input.password),
-        locale,
-      })
+      const user = await repo.createUser(
+        {
+          username: input.username,
+          email: input.email.trim(),
+          passwordHash: await hashPassword(input.password),
+          locale,
+        },
+        (tx, created) => queueAccountMail('verify-email', created, 'verify-email', tx),
+      )
       // Lost a race with a registration of the same name or address a moment ago.
       if (!user)
         throw new AppError(409, 'USERNAME_TAKEN', 'This username is taken.', [
           { path: 'username', message: 'taken', in: 'body' },
         ])
-      await sendAccountMail('verify-email', user, 'verify-email')
+      // The verification mail's job was written with the account; the worker picks it up now.
+      jobs.kick()
     },
 
     async verifyEmail(token: string, ip: string) {
@@ -164,7 +190,7 @@ export function createAuthService({
       await enforceLimit(kv, `resend:ip:${ip}`, LIMITS.resendPerIp)
       await enforceLimit(kv, `resend:account:${accountKey(email)}`, LIMITS.resendPerAccount)
       const user = await repo.findUserByEmail(email)
-      if (user && !user.emailVerifiedAt) await sendAccountMail('verify-email', user, 'verify-email')
+      if (user && !user.emailVerifiedAt) await queueAccountMail('verify-email', user, 'verify-email')
     },
 
     async login(input: { email: string; password: string; rememberMe: boolean; ip: string }): Promise<TokenPair> {
@@ -172,7 +198,11 @@ export function createAuthService({
       await enforceLimit(kv, `login:account:${accountKey(input.email)}`, LIMITS.loginPerAccount)
       const user = await repo.findUserByEmail(input.email)
       const valid = await verifyPassword(user?.passwordHash ?? null, input.password)
-      if (!user || !valid) throw new AppError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is wrong.')
+      if (!user || !valid) {
+        // The address as a hash: enough to see one account under attack, without the address itself.
+        securityEvent('login.failed', { ip: input.ip, account: accountKey(input.email), known: Boolean(user) })
+        throw new AppError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is wrong.')
+      }
       if (!user.emailVerifiedAt) {
         throw new AppError(403, 'EMAIL_NOT_VERIFIED', 'Please verify your e-mail address first.')
       }
@@ -189,11 +219,13 @@ export function createAuthService({
       if (!stored) throw AppError.unauthorized('Invalid refresh token')
       if (stored.usedAt || stored.revokedAt) {
         await repo.revokeFamily(stored.familyId)
+        securityEvent('refresh.reused', { ip, userId: stored.userId, familyId: stored.familyId })
         throw AppError.unauthorized('Invalid refresh token')
       }
       if (stored.expiresAt.getTime() <= Date.now()) throw AppError.unauthorized('Expired refresh token')
       if (!(await repo.consumeRefreshToken(stored.id))) {
         await repo.revokeFamily(stored.familyId)
+        securityEvent('refresh.reused', { ip, userId: stored.userId, familyId: stored.familyId })
         throw AppError.unauthorized('Invalid refresh token')
       }
       return issueTokens(stored.userId, stored.remember, stored.familyId)
@@ -209,7 +241,7 @@ export function createAuthService({
       await enforceLimit(kv, `reset:ip:${ip}`, LIMITS.resetPerIp)
       await enforceLimit(kv, `reset:account:${accountKey(email)}`, LIMITS.resetPerAccount)
       const user = await repo.findUserByEmail(email)
-      if (user) await sendAccountMail('reset-password', user, 'reset-password')
+      if (user) await queueAccountMail('reset-password', user, 'reset-password')
     },
 
     /** Sets a new password from a reset link and signs the account out everywhere. */
@@ -227,6 +259,7 @@ export function createAuthService({
       // Following the link proves the address too.
       await repo.markEmailVerified(consumed.userId)
       await repo.revokeAllOfUser(consumed.userId)
+      securityEvent('password.reset', { ip, userId: consumed.userId })
     },
 
     /**
@@ -260,6 +293,17 @@ export function createAuthService({
         }
       }
       throw new AppError(409, 'USERNAME_TAKEN', 'No free username could be found; please register with e-mail.')
+    },
+
+    /**
+     * The `account-mail` job. Nothing is sent to an account deleted meanwhile, nor a verification
+     * link to an address verified meanwhile.
+     */
+    async deliverAccountMail(job: JobPayloads['account-mail']) {
+      const user = await repo.findUserById(job.userId)
+      if (!user) return
+      if (job.purpose === 'verify-email' && user.emailVerifiedAt) return
+      await sendAccountMail(job.kind, user, job.purpose)
     },
 
     async userInfo(userId: string): Promise<UserInfo> {

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, lt, type SQL, sql } from 'drizzle-orm'
-import type { MessageStatus } from '#contracts/chat.ts'
+import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
 import type { Db } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { subscriptions } from '#db/schema/payments.ts'
@@ -25,6 +25,33 @@ export type ReplyToStore = {
   modelId: string
   diamondsSpent: number
   requestId: string | null
+}
+
+/** A message row as JSON with the keys of `ChatMessageRow` (`messageFromJson` reads it back). */
+const messageJson = (row: SQL) =>
+  sql`json_build_object('id', ${row}.id, 'sessionId', ${row}.session_id, 'author', ${row}.author, 'content', ${row}.content, 'tokens', ${row}.tokens, 'status', ${row}.status, 'modelId', ${row}.model_id, 'diamondsSpent', ${row}.diamonds_spent, 'swipeId', ${row}.swipe_id, 'swipeIndex', ${row}.swipe_index, 'swipeCount', ${row}.swipe_count, 'requestId', ${row}.request_id, 'createdAt', ${row}.created_at, 'editedAt', ${row}.edited_at)`
+
+type MessageJson = Omit<ChatMessageRow, 'id' | 'swipeId' | 'createdAt' | 'editedAt'> & {
+  id: number | string
+  swipeId: number | string | null
+  createdAt: string
+  editedAt: string | null
+}
+function messageFromJson(message: MessageJson): ChatMessageRow {
+  return {
+    ...message,
+    id: Number(message.id),
+    swipeId: message.swipeId === null ? null : Number(message.swipeId),
+    createdAt: new Date(message.createdAt),
+    editedAt: message.editedAt === null ? null : new Date(message.editedAt),
+  }
+}
+
+/** The newest messages as `recentJson` reads them. */
+function parseRecent(json: string) {
+  return (JSON.parse(json) as [number | string, MessageAuthor, string, number][]).map(
+    ([id, author, content, tokens]) => ({ id: Number(id), author, content, tokens }),
+  )
 }
 
 export type SessionView = NonNullable<Awaited<ReturnType<ReturnType<typeof createChatRepo>['findSession']>>>
@@ -62,8 +89,8 @@ export function createChatRepo(db: Db) {
 
   // The queries between the user pressing send and the model being asked, prepared once: building
   // Drizzle's SQL costs more CPU than PostgreSQL spends running them (bench/chat-overhead.ts).
-  const findSessionQuery = db
-    .select({
+  function findSessionQueryFields() {
+    return {
       ...sessionColumns,
       roleId: chatSessions.roleId,
       roleDescription: roles.description,
@@ -80,13 +107,82 @@ export function createChatRepo(db: Db) {
       paidPlanId: sql<
         string | null
       >`(select ${subscriptions.planId} from ${subscriptions} where ${subscriptions.userId} = ${chatSessions.userId} and ${subscriptions.currentPeriodEnd} > now())`,
-    })
+    }
+  }
+  const findSessionQuery = db
+    .select(findSessionQueryFields())
     .from(chatSessions)
     .innerJoin(users, eq(users.id, chatSessions.userId))
     .leftJoin(roles, eq(roles.id, chatSessions.roleId))
     .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
     .limit(1)
     .prepare('chat_find_session')
+  // Everything a send reads, in one statement (one round trip, one plan on PGlite's single
+  // connection): the session as above, the id of an earlier message with this request id (a repeat),
+  // and the newest messages for the prompt as one JSON text ([id, author, content, tokens], newest
+  // first), which both drivers hand over as a string instead of parsing a page of rows field by field.
+  const recentJson = sql<string>`(select coalesce(json_agg(json_build_array(h.id, h.author, h.content, h.tokens) order by h.id desc), '[]')::text from (select ${chatMessages.id} as id, ${chatMessages.author} as author, ${chatMessages.content} as content, ${chatMessages.tokens} as tokens from ${chatMessages} where ${chatMessages.sessionId} = ${chatSessions.id} order by ${newestFirst} limit ${sql.placeholder('limit')}) h)`
+  const sendContextQuery = db
+    .select({
+      ...findSessionQueryFields(),
+      earlierId: sql<
+        number | null
+      >`(select ${chatMessages.id} from ${chatMessages} where ${chatMessages.sessionId} = ${chatSessions.id} and ${chatMessages.requestId} = ${sql.placeholder('requestId')})`.mapWith(
+        (value: unknown) => (value === null ? null : Number(value)),
+      ),
+      recent: recentJson,
+    })
+    .from(chatSessions)
+    .innerJoin(users, eq(users.id, chatSessions.userId))
+    .leftJoin(roles, eq(roles.id, chatSessions.roleId))
+    .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
+    .limit(1)
+    .prepare('chat_send_context')
+  // The usual send, a model that costs nothing, in one statement: the user's message is stored (in
+  // a CTE) only when the session is the user's, its character exists and the model the turn will use
+  // is not premium; the same statement reads the session and the newest messages (as they were
+  // before the insert) and moves the session up the user's list.
+  const effectiveModel = (modelId: SQL) =>
+    sql`coalesce(${sql.placeholder('chatModelId')}::text, case when ${sql.placeholder('offeredModelIds')}::jsonb ? ${modelId} then ${modelId} else ${sql.placeholder('defaultModelId')}::text end)`
+  const sendFreeQuery = db
+    .with(
+      db
+        .$with('ins', { id: chatMessages.id })
+        .as(
+          sql`insert into ${chatMessages} (session_id, author, content, tokens, request_id) select s.id, 'user', ${sql.placeholder('content')}::text, ${sql.placeholder('tokens')}::int, ${sql.placeholder('requestId')}::text from ${chatSessions} s join ${roles} r on r.id = s.role_id where s.id = ${sql.placeholder('sessionId')}::uuid and s.user_id = ${sql.placeholder('userId')}::uuid and not (${sql.placeholder('premiumModelIds')}::jsonb ? ${effectiveModel(sql`s.model_id`)}) on conflict do nothing returning *`,
+        ),
+      db
+        .$with('touch', { id: chatSessions.id })
+        .as(
+          sql`update ${chatSessions} set last_message_preview = left(${sql.placeholder('content')}::text, ${PREVIEW_LENGTH}), updated_at = now(), model_id = ${effectiveModel(sql`${chatSessions.modelId}`)} where id = (select session_id from ins) returning id`,
+        ),
+    )
+    .select({
+      ...findSessionQueryFields(),
+      recent: recentJson,
+      inserted: sql<string | null>`(select ${messageJson(sql`ins`)}::text from ins)`,
+    })
+    .from(chatSessions)
+    .innerJoin(users, eq(users.id, chatSessions.userId))
+    .leftJoin(roles, eq(roles.id, chatSessions.roleId))
+    .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
+    .limit(1)
+    .prepare('chat_send_free')
+  // A page of messages for the reader, the owner check and the count in one round trip.
+  const messagePage = (before: boolean) =>
+    db
+      .select({
+        // Written out with aliases: with one table in FROM, Drizzle leaves column names unqualified.
+        total: sql<number>`(select count(*) from ${chatMessages} c where c.session_id = "chat_sessions"."id")`.mapWith(
+          Number,
+        ),
+        page: sql<string>`(select coalesce(json_agg(${messageJson(sql`m`)} order by m.id desc), '[]')::text from (select * from ${chatMessages} c where c.session_id = "chat_sessions"."id"${before ? sql` and c.id < ${sql.placeholder('before')}` : sql``} order by c.id desc nulls last limit ${sql.placeholder('limit')}) m)`,
+      })
+      .from(chatSessions)
+      .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
+      .prepare(before ? 'chat_message_page_before' : 'chat_message_page')
+  const messagePageQuery = messagePage(false)
+  const messagePageBeforeQuery = messagePage(true)
   const recentQuery = db
     .select()
     .from(chatMessages)
@@ -123,6 +219,46 @@ export function createChatRepo(db: Db) {
     .onConflictDoNothing()
     .returning()
     .prepare('chat_insert_user_message')
+
+  // A new reply that spends nothing, in one statement instead of a transaction of six round trips:
+  // both ids are drawn first, so the message is inserted already pointing at its one alternative
+  // (foreign keys are checked at the end of the statement), and the session's preview rides along.
+  const ph = (name: keyof ReplyToStore) => sql.placeholder(name)
+  const storeNewReplyQuery = db
+    .with(
+      db
+        .$with('ids', { id: chatMessages.id })
+        .as(
+          sql`select nextval(pg_get_serial_sequence('chat_messages', 'id')) as message_id, nextval(pg_get_serial_sequence('chat_swipes', 'id')) as swipe_id`,
+        ),
+      db
+        .$with('swipe', { id: chatSwipes.id })
+        .as(
+          sql`insert into ${chatSwipes} (id, message_id, content, tokens, status, model_id, diamonds_spent, request_id) overriding system value select swipe_id, message_id, ${ph('content')}::text, ${ph('tokens')}::int, ${ph('status')}::text, ${ph('modelId')}::text, ${ph('diamondsSpent')}::int, ${ph('requestId')}::text from ids returning id`,
+        ),
+      db
+        .$with('touch', { id: chatSessions.id })
+        .as(
+          sql`update ${chatSessions} set last_message_preview = left(${ph('content')}::text, ${PREVIEW_LENGTH}), updated_at = now(), model_id = ${ph('modelId')}::text where id = ${ph('sessionId')}::uuid returning id`,
+        ),
+    )
+    .insert(chatMessages)
+    .overridingSystemValue()
+    .values({
+      id: sql`(select message_id from ids)`,
+      sessionId: ph('sessionId'),
+      author: 'assistant',
+      content: ph('content'),
+      tokens: ph('tokens'),
+      status: ph('status'),
+      modelId: ph('modelId'),
+      diamondsSpent: ph('diamondsSpent'),
+      swipeId: sql`(select swipe_id from ids)`,
+      swipeIndex: 0,
+      swipeCount: 1,
+    })
+    .returning()
+    .prepare('chat_store_new_reply')
 
   return {
     /** The character a chat starts with, with what its owner check and greeting need. */
@@ -206,6 +342,48 @@ export function createChatRepo(db: Db) {
       return row ?? null
     },
 
+    /**
+     * What a send needs before it asks the model, in one round trip: the session (null when it is
+     * not `userId`'s), the id of the message an earlier call with `requestId` stored, and the newest
+     * `limit` messages, newest first.
+     */
+    async sendContext(sessionId: string, userId: string, requestId: string | null, limit: number) {
+      const [row] = await sendContextQuery.execute({ sessionId, userId, requestId, limit })
+      if (!row) return null
+      const { earlierId, recent, ...session } = row
+      return { session: session satisfies SessionView, earlierId, recent: parseRecent(recent) }
+    },
+
+    /**
+     * A send to a model that costs nothing, in one round trip: stores the user's message when the
+     * session is `userId`'s, its character still exists and the model the turn uses (`chatModelId`,
+     * else the session's model while it is offered, else `defaultModelId`) is not premium, and reads
+     * what the turn needs (as `sendContext`). Null when nothing was stored: the session is not the
+     * user's or cannot take the message this way, or `requestId` was used already (a repeat).
+     */
+    async sendFree(input: {
+      sessionId: string
+      userId: string
+      content: string
+      tokens: number
+      requestId: string | null
+      chatModelId: string | null
+      offeredModelIds: readonly string[]
+      defaultModelId: string
+      premiumModelIds: readonly string[]
+      limit: number
+    }) {
+      const [row] = await sendFreeQuery.execute({
+        ...input,
+        offeredModelIds: JSON.stringify(input.offeredModelIds),
+        premiumModelIds: JSON.stringify(input.premiumModelIds),
+      })
+      if (!row?.inserted) return null
+      const { recent, inserted, ...session } = row
+      const userMessage = messageFromJson(JSON.parse(inserted) as MessageJson)
+      return { session: session satisfies SessionView, recent: parseRecent(recent), userMessage }
+    },
+
     /** One page of the user's sessions, most recently active first. */
     async listSessions(userId: string, offset: number, limit: number) {
       return db
@@ -238,9 +416,17 @@ export function createChatRepo(db: Db) {
         : recentBeforeQuery.execute({ sessionId, before: options.before, limit: options.limit })
     },
 
-    async countMessages(sessionId: string): Promise<number> {
-      const [row] = await db.select({ n: count() }).from(chatMessages).where(eq(chatMessages.sessionId, sessionId))
-      return row?.n ?? 0
+    /**
+     * Messages of `userId`'s session newest first, older than `before` when given, and how many the
+     * session holds; null when the session is not theirs.
+     */
+    async messagePage(sessionId: string, userId: string, options: { before?: number | undefined; limit: number }) {
+      const [row] =
+        options.before === undefined
+          ? await messagePageQuery.execute({ sessionId, userId, limit: options.limit })
+          : await messagePageBeforeQuery.execute({ sessionId, userId, before: options.before, limit: options.limit })
+      if (!row) return null
+      return { total: row.total, rows: (JSON.parse(row.page) as MessageJson[]).map(messageFromJson) }
     },
 
     /** Messages after `afterId` (all when null) and before `beforeId`, oldest first. */
@@ -323,6 +509,11 @@ export function createChatRepo(db: Db) {
       reply: ReplyToStore,
       withinTransaction?: (tx: Tx, swipeId: number) => Promise<unknown>,
     ): Promise<ChatMessageRow> {
+      if (reply.messageId === null && !withinTransaction) {
+        const [row] = await storeNewReplyQuery.execute(reply)
+        if (!row) throw new Error('reply was not stored')
+        return row
+      }
       return db.transaction(async (tx) => {
         const fields = {
           content: reply.content,

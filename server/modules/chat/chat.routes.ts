@@ -26,6 +26,7 @@ import {
   swipeListSchema,
   updateMemoryBody,
 } from '#contracts/chat-schemas.ts'
+import { isDatabaseUnavailable } from '#server/lib/database-errors.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
@@ -125,11 +126,14 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
     stream.end()
   } catch (error) {
     if (!stream) throw error
-    request.log.error({ err: error }, 'chat stream failed')
+    // The database went away mid-turn (a restart): the reply was not stored, and retrying later works.
+    const unavailable = isDatabaseUnavailable(error)
+    if (unavailable) request.log.warn({ err: error }, 'chat stream failed: database unavailable')
+    else request.log.error({ err: error }, 'chat stream failed')
     stream.send('error', {
-      code: 'INTERNAL_ERROR',
+      code: unavailable ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_ERROR',
       kind: null,
-      message: 'Internal server error',
+      message: unavailable ? 'The service is unavailable right now. Please try again.' : 'Internal server error',
       partialKept: false,
       reply: null,
       userMessageId,

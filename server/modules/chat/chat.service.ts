@@ -16,6 +16,7 @@ import { AppError } from '#server/lib/errors.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
+import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
 import { completeChat, LlmError, streamChat } from '#server/modules/models/llm-client.ts'
 import type { ModelConfig, ModelRegistry } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
@@ -42,6 +43,8 @@ export type ChatDeps = {
   /** Deadline of each model call (LLM_TIMEOUT_MS). */
   timeoutMs: number
   log: (info: Record<string, unknown>, msg: string) => void
+  /** Memory summaries run as durable jobs (ADR 017). */
+  jobs: Pick<JobQueue, 'enqueue'>
 }
 
 /** What the caller of a send or a regeneration hears while it runs. */
@@ -155,8 +158,6 @@ export function createChatService(deps: ChatDeps) {
     string,
     { controller: AbortController; reason: 'stop' | 'shutdown' | undefined; done?: Promise<unknown> }
   >()
-  /** Sessions whose memory is being summarised. */
-  const summarising = new Set<string>()
   /** Work that must finish before the database closes. */
   const tasks = new Set<Promise<unknown>>()
   const shutdown = new AbortController()
@@ -192,6 +193,9 @@ export function createChatService(deps: ChatDeps) {
     if (!session) throw invalidSession()
     return session
   }
+
+  const offeredModelIds = models.models.map((m) => m.id)
+  const premiumModelIds = models.models.filter((m) => m.premium).map((m) => m.id)
 
   function modelFor(chatModelId: string | undefined, session: Pick<SessionView, 'modelId'>): ModelConfig {
     if (chatModelId) {
@@ -235,13 +239,18 @@ export function createChatService(deps: ChatDeps) {
     if (!text.trim()) throw AppError.badRequest('The message is empty.')
   }
 
-  /** Recent messages (before `beforeId` when given), oldest first, until they surely overflow `budget`. */
-  async function loadHistory(sessionId: string, budget: number, beforeId?: number) {
+  /**
+   * Recent messages (before `beforeId` when given), oldest first, until they surely overflow `budget`.
+   * `firstPage`: the newest HISTORY_PAGE messages, when the caller read them already.
+   */
+  async function loadHistory(sessionId: string, budget: number, beforeId?: number, firstPage?: HistoryMessage[]) {
     const newestFirst: HistoryMessage[] = []
     let used = 0
     let cursor = beforeId
+    let page = firstPage
     for (;;) {
-      const rows = await repo.recentMessages(sessionId, { before: cursor, limit: HISTORY_PAGE })
+      const rows = page ?? (await repo.recentMessages(sessionId, { before: cursor, limit: HISTORY_PAGE }))
+      page = undefined
       for (const row of rows) {
         newestFirst.push(toHistory(row))
         used += messageCost(row)
@@ -439,26 +448,42 @@ export function createChatService(deps: ChatDeps) {
       budgetTokens: window.budgetTokens,
     }
     const prompt = buildPrompt({ ...promptInput, history })
-    hooks.onStart({
-      sessionId: session.id,
-      userMessage: turn.userMessage ? toChatMessage(turn.userMessage) : null,
-      modelId: model.id,
-      replayed: false,
+    // The model is asked first and the start event written while the request travels: the time to
+    // the first token does not wait for it.
+    const stream = streamChat({
+      model,
+      messages: prompt.messages,
+      signal: slot.signal,
+      timeoutMs: deps.timeoutMs,
+      maxTokens: window.replyReserveTokens,
     })
+    const first = stream.next()
+    // Awaited below; this only keeps a failure that comes before then from counting as unhandled.
+    first.catch(() => {})
+    try {
+      hooks.onStart({
+        sessionId: session.id,
+        userMessage: turn.userMessage ? toChatMessage(turn.userMessage) : null,
+        modelId: model.id,
+        replayed: false,
+      })
+    } catch (error) {
+      void stream.return({ finishReason: 'aborted', text: '' }).catch(() => {})
+      throw error
+    }
 
     let text = ''
     let failure: LlmError | undefined
     try {
-      const stream = streamChat({
-        model,
-        messages: prompt.messages,
-        signal: slot.signal,
-        timeoutMs: deps.timeoutMs,
-        maxTokens: window.replyReserveTokens,
-      })
-      for await (const delta of stream) {
-        text += delta
-        hooks.onDelta(delta)
+      let step = await first
+      try {
+        for (; !step.done; step = await stream.next()) {
+          text += step.value
+          hooks.onDelta(step.value)
+        }
+      } finally {
+        // As `for await` does when its body throws: the call is ended (and its connection released).
+        if (!step.done) await stream.return({ finishReason: 'aborted', text })
       }
     } catch (error) {
       if (!(error instanceof LlmError)) throw error
@@ -540,59 +565,71 @@ export function createChatService(deps: ChatDeps) {
 
   /**
    * After a reply: messages that no longer fit the window and are not yet in the memory note are
-   * summarised into it, in the background. The reply never waits for this; failures are logged.
+   * summarised into it by a job (one waiting per session), so a crash or restart does not lose it.
+   * The reply never waits for this; a failure to queue is logged, and the next reply queues again.
    */
   function scheduleMemory(session: SessionView, next: Prompt) {
     const oldestKept = next.included[0]?.id
     if (!next.trimmed || oldestKept === undefined) return
     if (session.memoryThroughId !== null && session.memoryThroughId >= oldestKept - 1) return
-    if (summarising.has(session.id) || shutdown.signal.aborted) return
-    summarising.add(session.id)
-    void track(summarise(session, oldestKept)).finally(() => summarising.delete(session.id))
+    if (shutdown.signal.aborted) return
+    const payload = { sessionId: session.id, userId: session.userId, keptFromId: oldestKept }
+    void track(
+      deps.jobs.enqueue('chat-summary', payload, { key: `summary:${session.id}` }).catch((error: unknown) => {
+        log({ sessionId: session.id, err: error }, 'memory summary could not be queued')
+      }),
+    )
   }
 
-  async function summarise(session: SessionView, keptFromId: number) {
+  /** Throws when the model fails, so the job is retried. */
+  async function summarise(session: SessionView, keptFromId: number, signal: AbortSignal) {
     const model = models.models.find((m) => !m.premium) ?? models.defaultModel
-    try {
-      for (let round = 0; round < SUMMARY_ROUNDS; round++) {
-        const memory = await repo.memoryOf(session.id)
-        if (!memory) return
-        const rows = await repo.messagesBetween(session.id, memory.throughId, keptFromId, HISTORY_PAGE)
-        const chunk: typeof rows = []
-        let tokens = 0
-        for (const row of rows) {
-          if (chunk.length > 0 && tokens + messageCost(row) > SUMMARY_INPUT_TOKENS) break
-          chunk.push(row)
-          tokens += messageCost(row)
-        }
-        const last = chunk.at(-1)
-        if (!last) return
-        const text = await completeChat({
-          model,
-          messages: summaryPrompt({
-            characterName: session.roleName ?? '',
-            userName: session.username,
-            note: memory.note,
-            messages: chunk,
-          }),
-          signal: shutdown.signal,
-          timeoutMs: deps.timeoutMs,
-          maxTokens: SUMMARY_MAX_TOKENS,
-        })
-        const note = Array.from(text.trim()).slice(0, MEMORY_NOTE_MAX_LENGTH).join('')
-        if (!note) return
-        const written = await repo.writeMemory(session.id, note, {
-          throughId: last.id,
-          expectedVersion: memory.version,
-        })
-        if (!written || chunk.length === rows.length) return
+    for (let round = 0; round < SUMMARY_ROUNDS; round++) {
+      const memory = await repo.memoryOf(session.id)
+      if (!memory) return
+      const rows = await repo.messagesBetween(session.id, memory.throughId, keptFromId, HISTORY_PAGE)
+      const chunk: typeof rows = []
+      let tokens = 0
+      for (const row of rows) {
+        if (chunk.length > 0 && tokens + messageCost(row) > SUMMARY_INPUT_TOKENS) break
+        chunk.push(row)
+        tokens += messageCost(row)
       }
-    } catch (error) {
-      log({ sessionId: session.id, modelId: model.id, err: error }, 'memory summary failed')
+      const last = chunk.at(-1)
+      if (!last) return
+      const text = await completeChat({
+        model,
+        messages: summaryPrompt({
+          characterName: session.roleName ?? '',
+          userName: session.username,
+          note: memory.note,
+          messages: chunk,
+        }),
+        signal: AbortSignal.any([signal, shutdown.signal]),
+        timeoutMs: deps.timeoutMs,
+        maxTokens: SUMMARY_MAX_TOKENS,
+      })
+      const note = Array.from(text.trim()).slice(0, MEMORY_NOTE_MAX_LENGTH).join('')
+      if (!note) return
+      const written = await repo.writeMemory(session.id, note, {
+        throughId: last.id,
+        expectedVersion: memory.version,
+      })
+      if (!written || chunk.length === rows.length) return
     }
   }
 
   return {
+    /**
+     * The `chat-summary` job: folds the messages before `keptFromId` that are not yet in the memory
+     * note into it. Safe to run twice (the note is written only over the version it read).
+     */
+    async summariseMemory(job: { sessionId: string; userId: string; keptFromId: number }, signal: AbortSignal) {
+      const session = await repo.findSession(job.sessionId, job.userId)
+      if (!session) return // The chat was deleted meanwhile.
+      await summarise(session, job.keptFromId, signal)
+    },
+
     async createSession(userId: string, rolePublicId: string, adultCookie: boolean) {
       const role = await repo.findRoleForChat(rolePublicId)
       if (!role || (role.visibility === 'private' && role.creatorId !== userId)) {
@@ -640,11 +677,10 @@ export function createChatService(deps: ChatDeps) {
     },
 
     async listMessages(userId: string, sessionId: string, before: number | undefined, limit: number) {
-      await requireSession(sessionId, userId)
-      const [rows, total] = await Promise.all([
-        repo.recentMessages(sessionId, { before, limit: limit + 1 }),
-        repo.countMessages(sessionId),
-      ])
+      if (!UUID.test(sessionId)) throw invalidSession()
+      const found = await repo.messagePage(sessionId, userId, { before, limit: limit + 1 })
+      if (!found) throw invalidSession()
+      const { rows, total } = found
       const page = rows.slice(0, limit)
       return {
         items: page.map(toChatMessage),
@@ -663,44 +699,85 @@ export function createChatService(deps: ChatDeps) {
       hooks: TurnHooks,
     ): Promise<TurnOutcome> {
       checkText(input.message)
-      // Everything before the model call adds to the time to first token: the session row brings the plan.
-      const session = await requireSession(input.sessionId, userId)
+      if (!UUID.test(input.sessionId)) throw invalidSession()
+      const requestId = input.requestId ?? null
+      // Everything before the model call adds to the time to first token. The usual send (a model
+      // that costs nothing, no reply running) is one statement in the session's slot; anything that
+      // statement does not store (refusals, repeats, premium models) takes the path below.
+      const chosen = input.chatModelId === undefined ? undefined : models.find(input.chatModelId)
+      const sessionId = input.sessionId.toLowerCase()
+      if ((input.chatModelId === undefined || (chosen && !chosen.premium)) && !active.has(sessionId)) {
+        const outcome = await withSlot(sessionId, hooks.signal, async (slot) => {
+          const content = input.message
+          const sent = await repo.sendFree({
+            sessionId,
+            userId,
+            content,
+            tokens: countTokens(content),
+            requestId,
+            chatModelId: chosen?.id ?? null,
+            offeredModelIds,
+            defaultModelId: models.defaultModel.id,
+            premiumModelIds,
+            limit: HISTORY_PAGE,
+          })
+          if (!sent) return undefined
+          const { session, userMessage } = sent
+          const [plan, model] = [await planOf(session.paidPlanId), modelFor(input.chatModelId, session)]
+          if (model.premium) throw new Error('a premium model took the path of free ones')
+          const turn: Turn = { userId, session, model, plan, targetId: null, userMessage, requestId, hooks, slot }
+          const { budgetTokens } = contextWindow(plan.memoryK, model.contextTokens)
+          const earlier = await loadHistory(session.id, budgetTokens, undefined, sent.recent)
+          const history = [...earlier.history.filter((m) => m.id < userMessage.id), toHistory(userMessage)]
+          return generate(turn, { history, olderExist: earlier.olderExist })
+        })
+        if (outcome) return outcome
+      }
+      // One read (the session with its plan, a repeat's message id, the newest messages), one insert.
+      const context = await repo.sendContext(input.sessionId, userId, requestId, HISTORY_PAGE)
+      if (!context) throw invalidSession()
+      const { session } = context
       const plan = await planOf(session.paidPlanId)
       if (!session.rolePublicId) throw AppError.conflict('The character of this chat no longer exists.')
       const model = modelFor(input.chatModelId, session)
       checkPlanAllows(model, plan)
       return withSlot(session.id, hooks.signal, async (slot) => {
-        const requestId = input.requestId ?? null
         const turn: Turn = { userId, session, model, plan, targetId: null, userMessage: null, requestId, hooks, slot }
-        if (requestId) {
-          const earlier = await repo.findUserMessageByRequest(session.id, requestId)
-          if (earlier) {
-            // The same call again (its answer was lost): the stored outcome, or the reply it never got.
-            turn.userMessage = earlier
-            const next = await repo.messageAfter(session.id, earlier.id)
-            if (next?.author === 'assistant') return replay(turn, next)
-            if (next) throw AppError.conflict('The conversation has moved on since this message.')
-            await checkBalance(userId, model)
-            return generate(turn)
-          }
+        /** The same call again (its answer was lost): the stored outcome, or the reply it never got. */
+        const repeat = async (id: string) => {
+          const earlier = await repo.findUserMessageByRequest(session.id, id)
+          if (!earlier) return undefined
+          turn.userMessage = earlier
+          const next = await repo.messageAfter(session.id, earlier.id)
+          if (next?.author === 'assistant') return replay(turn, next)
+          if (next) throw AppError.conflict('The conversation has moved on since this message.')
+          await checkBalance(userId, model)
+          return generate(turn)
+        }
+        if (requestId && context.earlierId !== null) {
+          const outcome = await repeat(requestId)
+          if (outcome) return outcome
         }
         await checkBalance(userId, model)
         const content = input.message
         const { budgetTokens } = contextWindow(plan.memoryK, model.contextTokens)
-        const [userMessage, earlier] = await Promise.all([
-          repo.insertUserMessage({
-            sessionId: session.id,
-            content,
-            tokens: countTokens(content),
-            requestId,
-            modelId: model.id,
-          }),
-          loadHistory(session.id, budgetTokens),
-        ])
-        // Only a repeat running on another instance gets here.
-        if (!userMessage) throw replyInProgress()
+        const userMessage = await repo.insertUserMessage({
+          sessionId: session.id,
+          content,
+          tokens: countTokens(content),
+          requestId,
+          modelId: model.id,
+        })
+        if (!userMessage) {
+          // The request id was stored since the read: a repeat that just finished here, or one
+          // running on another instance.
+          const outcome = requestId ? await repeat(requestId) : undefined
+          if (outcome) return outcome
+          throw replyInProgress()
+        }
         turn.userMessage = userMessage
-        // Read side by side with the insert, the history may or may not hold the new message yet.
+        // The newest messages were read before the insert; older pages are read only if they fit.
+        const earlier = await loadHistory(session.id, budgetTokens, undefined, context.recent)
         const history = [...earlier.history.filter((m) => m.id < userMessage.id), toHistory(userMessage)]
         return generate(turn, { history, olderExist: earlier.olderExist })
       })

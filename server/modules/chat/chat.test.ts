@@ -622,6 +622,39 @@ describe('limits', () => {
     const res2 = await post(user, '/api/chat', { sessionId, message: 'Hi' })
     expect(res2.json().data.reply.modelId).toBe('tavern-8b')
   })
+
+  it('recognises a repeated request with a free model: the stored reply again, nothing asked or stored twice', async () => {
+    const { user, sessionId } = await newChat()
+    const payload = { requestId: 'req-free-0001' }
+    api.fail(500)
+    expect((await send(user, sessionId, 'Are you there?', payload)).statusCode).toBe(502)
+    // The first attempt failed after storing the message: the repeat generates the reply it never got.
+    const retried = await send(user, sessionId, 'Are you there?', payload)
+    expect(retried.json().data).toMatchObject({ replayed: false, content: REPLY })
+    const modelCalls = api.requests.length
+    const { events } = await stream(user, '/api/chat/stream', { sessionId, message: 'Are you there?', ...payload })
+    expect(eventOf(events, 'start')?.data).toMatchObject({ replayed: true })
+    expect(eventOf(events, 'done')?.data).toMatchObject({ replayed: true, content: REPLY })
+    expect(api.requests.length).toBe(modelCalls)
+    expect((await messagesOf(user, sessionId)).map((m) => m.author)).toEqual(['assistant', 'user', 'assistant'])
+  })
+
+  it("refuses, storing nothing, when the chat's character is gone or its model became premium for this plan", async () => {
+    const { user, sessionId, roleId } = await newChat()
+    // The session's own model is used when none is named: a premium one is refused to the free plan.
+    await t.database.db.update(chatSessions).set({ modelId: 'grand-70b' }).where(eq(chatSessions.id, sessionId))
+    const premium = await post(user, '/api/chat/stream', { sessionId, message: 'Is anyone keeping the lamp?' })
+    expect(premium.statusCode).toBe(403)
+    expect(premium.json()).toMatchObject({ error: 'PREMIUM_REQUIRES_PLAN' })
+    await t.database.db.delete(roles).where(eq(roles.publicId, roleId))
+    const gone = await post(user, '/api/chat/stream', {
+      sessionId: sessionId.toUpperCase(),
+      message: 'Is anyone keeping the lamp?',
+    })
+    expect(gone.statusCode).toBe(409)
+    expect(await messagesOf(user, sessionId)).toHaveLength(1)
+    expect(api.requests.filter((r) => r.messages.at(-1)?.content === 'Is anyone keeping the lamp?')).toHaveLength(0)
+  })
 })
 
 describe('premium models and diamonds', () => {

@@ -3,7 +3,7 @@ import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
 import type { HumanVerification } from '#server/modules/auth/human-verification.ts'
-import type { Mailer } from '#server/modules/mail/mailer.ts'
+import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
 
 const MINUTE = 60_000
 
@@ -24,12 +24,11 @@ export type ContactMessage = {
 
 export type ContactServiceDeps = {
   kv: KeyValueStore
-  mailer: Pick<Mailer, 'send'>
+  jobs: Pick<JobQueue, 'enqueue'>
   humanVerification: Pick<HumanVerification, 'verify'>
   /** The operator's address (CONTACT_EMAIL, by default MAIL_FROM). */
   to: string
   publicUrl: string
-  log: (info: Record<string, unknown>, msg: string) => void
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
@@ -37,7 +36,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPE
 
 /**
  * The contact form of the links page: checked for a human, limited per address and overall, and
- * mailed to the operator with the visitor's address as Reply-To. Nothing is stored.
+ * mailed to the operator with the visitor's address as Reply-To. Nothing is kept once it is sent.
  */
 export function createContactService(deps: ContactServiceDeps) {
   return {
@@ -71,18 +70,15 @@ export function createContactService(deps: ContactServiceDeps) {
         `<p style="white-space:pre-wrap">${escapeHtml(input.message)}</p>`,
         '<p>Reply to this e-mail to answer them.</p>',
       ].join('\n')
-      try {
-        await deps.mailer.send({
-          to: deps.to,
-          replyTo: { name: input.name, address: input.email },
-          subject: `Contact form: ${input.name}`,
-          text,
-          html,
-        })
-      } catch (error) {
-        deps.log({ err: error }, 'contact message could not be sent')
-        throw new AppError(503, 'SERVICE_UNAVAILABLE', 'The message could not be sent. Please try again later.')
-      }
+      // Queued (ADR 017): the visitor is answered at once, and a mail server that is down only
+      // delays the message, which is kept until it is sent and then deleted.
+      await deps.jobs.enqueue('mail', {
+        to: deps.to,
+        replyTo: { name: input.name, address: input.email },
+        subject: `Contact form: ${input.name}`,
+        text,
+        html,
+      })
     },
   }
 }

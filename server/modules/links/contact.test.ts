@@ -99,29 +99,7 @@ describe('contact form', () => {
   })
 })
 
-describe('contact form without a mail server answering', () => {
-  it('answers 503 and keeps the details in the server log', async () => {
-    const t = await buildTestApp({ env: { SMTP_URL: 'smtp://127.0.0.1:1?pool=false&connectionTimeout=500' } })
-    try {
-      const challenge = (await t.app.inject({ method: 'GET', url: '/api/public/altcha/challenge' })).json()
-      const solution = await solveChallenge({ challenge, deriveKey })
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/public/contact',
-        payload: {
-          name: 'Ada',
-          email: 'ada@example.test',
-          message: 'Is anyone there at all?',
-          turnstileToken: Buffer.from(JSON.stringify({ challenge, solution })).toString('base64'),
-        },
-      })
-      expect(res.statusCode).toBe(503)
-      expect(res.json()).toMatchObject({ error: 'SERVICE_UNAVAILABLE' })
-    } finally {
-      await t.close()
-    }
-  })
-})
+// A mail server that is down or hangs: server/modules/mail/mail-faults.test.ts.
 
 describe('CONTACT_EMAIL', () => {
   const dataDir = () => mkdtempSync(path.join(tmpdir(), 'rp-config-'))

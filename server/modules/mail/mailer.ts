@@ -27,6 +27,8 @@ export type MailerOptions = {
   /** The sender, `Taleweave <no-reply@example.com>` or a bare address. */
   from: string
   outboxDir: string
+  /** Whether the outbox's log line lists the mail's links (development: yes; production: no). */
+  logLinks?: boolean
   log: (info: Record<string, unknown>, msg: string) => void
 }
 
@@ -60,7 +62,7 @@ function smtpMailer(url: string, from: string): Mailer {
   }
 }
 
-function outboxMailer({ from, outboxDir, log }: MailerOptions): Mailer {
+function outboxMailer({ from, outboxDir, log, logLinks = true }: MailerOptions): Mailer {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true })
   return {
     kind: 'outbox',
@@ -71,12 +73,29 @@ function outboxMailer({ from, outboxDir, log }: MailerOptions): Mailer {
       const name = `${new Date().toISOString().replaceAll(':', '-')}-${randomBytes(4).toString('hex')}.eml`
       const file = path.join(outboxDir, name)
       await writeFile(file, info.message as Buffer)
-      log({ file, to: message.to, links: linksIn(message.text) }, 'mail written to outbox')
+      log({ file, to: message.to, ...(logLinks ? { links: linksIn(message.text) } : {}) }, 'mail written to outbox')
     },
     async close() {
       transport.close()
     },
   }
+}
+
+/**
+ * True when the mail server refused the message for good (a 5xx reply such as "550 no such
+ * mailbox"): sending it again cannot help. Timeouts, refused connections and 4xx replies are
+ * temporary, and the mail is retried.
+ */
+export function isPermanentMailError(error: unknown): boolean {
+  const code = (error as { responseCode?: unknown } | null)?.responseCode
+  return typeof code === 'number' && code >= 500 && code < 600
+}
+
+/** What a log or a failed job keeps of a mail error: its code and the server's reply, no content. */
+export function describeMailError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const { code, responseCode, response } = error as Error & { code?: string; responseCode?: number; response?: string }
+  return [code, responseCode, response ?? error.message].filter((part) => part !== undefined).join(' ')
 }
 
 /** The http(s) URLs of a plain-text body, without trailing sentence punctuation. */

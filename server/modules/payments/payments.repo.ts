@@ -74,7 +74,7 @@ export function createPaymentsRepo(db: Db) {
     async updateSubscription(
       tx: Tx,
       userId: string,
-      values: Partial<Pick<SubscriptionRow, 'status' | 'currentPeriodEnd' | 'lastEventAt'>>,
+      values: Partial<Pick<SubscriptionRow, 'status' | 'currentPeriodEnd' | 'cancelAtPeriodEnd' | 'lastEventAt'>>,
     ) {
       await tx
         .update(subscriptions)

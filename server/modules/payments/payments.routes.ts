@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { LOCALES } from '#contracts/locales.ts'
 import { ORDER_ID_PATTERN, ORDER_STATUSES, PAYMENT_TYPES } from '#contracts/payments.ts'
+import { currentSubscriptionResponse, subscriptionView } from '#contracts/payments-schemas.ts'
 import { BILLING_CYCLES } from '#contracts/plans.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
@@ -20,6 +21,10 @@ const orderIdSchema = z.string().regex(ORDER_ID_PATTERN, 'not an order id')
 
 // Starting payments costs a provider call each: a few per minute are plenty for a person.
 const START_LIMIT = { max: 10, windowMs: 60_000 }
+// Cancelling and resuming call the provider too.
+const RENEWAL_LIMIT = { max: 10, windowMs: 60_000 }
+/** Cancel and resume act on the signed-in user's one plan: nothing to say but an empty body. */
+const renewalBody = z.object({}).strict().nullish()
 
 export function paymentsRoutes(payments: PaymentsService, kv: KeyValueStore): FastifyPluginAsyncZod {
   return async (app) => {
@@ -86,39 +91,53 @@ export function paymentsRoutes(payments: PaymentsService, kv: KeyValueStore): Fa
         preHandler: app.requireUser,
         schema: {
           tags: ['payments'],
-          summary: 'The plan the signed-in user holds now (null: the free plan)',
+          summary:
+            'The plan the signed-in user holds now (null: the free plan), whether it renews and when its period ends',
           security: [{ bearer: [] }],
-          response: {
-            200: okSchema(
-              z.object({
-                subscription: z
-                  .object({
-                    planId: z.string(),
-                    billingCycle: z.enum(BILLING_CYCLES),
-                    status: z.enum(['active', 'past_due', 'canceled']),
-                    currentPeriodEnd: z.string(),
-                  })
-                  .nullable(),
-              }),
-            ),
-          },
+          response: { 200: okSchema(currentSubscriptionResponse) },
         },
       },
       async (request, reply) => {
         reply.header('cache-control', 'private, no-store')
-        const row = await payments.currentSubscription(request.userId ?? '')
-        return ok({
-          subscription: row
-            ? {
-                planId: row.planId,
-                billingCycle: row.billingCycle,
-                status: row.status,
-                currentPeriodEnd: row.currentPeriodEnd.toISOString(),
-              }
-            : null,
-        })
+        return ok({ subscription: await payments.current(request.userId ?? '') })
       },
     )
+
+    // Cancel and resume: the same call but for the direction of the change.
+    for (const { path, summary, change } of [
+      {
+        path: '/subscription/cancel',
+        summary:
+          'Stop the renewal of the signed-in user’s plan: it and its diamonds stay until the period ends (a plan that does not renew is returned unchanged; 404 on the free plan; 503 when the provider is unreachable, nothing changed)',
+        change: (userId: string) => payments.cancel(userId),
+      },
+      {
+        path: '/subscription/resume',
+        summary:
+          'Undo a cancellation before the period ends: the plan renews again (409 for a plan paid for one period, which never renews)',
+        change: (userId: string) => payments.resume(userId),
+      },
+    ]) {
+      app.post(
+        path,
+        {
+          preHandler: app.requireUser,
+          schema: {
+            tags: ['payments'],
+            summary,
+            security: [{ bearer: [] }],
+            body: renewalBody,
+            response: { 200: okSchema(subscriptionView) },
+          },
+        },
+        async (request, reply) => {
+          reply.header('cache-control', 'no-store')
+          const userId = request.userId ?? ''
+          await enforceLimit(kv, `renewal:user:${userId}`, RENEWAL_LIMIT)
+          return ok(await change(userId))
+        },
+      )
+    }
 
     app.post(
       '/payment/sandbox',

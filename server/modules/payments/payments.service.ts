@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto'
 import { DEFAULT_LOCALE, type Locale } from '#contracts/locales.ts'
 import type { OrderStatus, PaymentStart, PaymentStatus, PaymentType } from '#contracts/payments.ts'
+import type { SubscriptionView } from '#contracts/payments-schemas.ts'
 import type { BillingCycle, Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { PlansService } from '#server/modules/plans/plans.service.ts'
 import type { BtcpayGateway } from './btcpay-gateway.ts'
-import type { OrderRow, PaymentProvider, PaymentsRepo } from './payments.repo.ts'
-import type { StripeGateway } from './stripe-gateway.ts'
+import type { OrderRow, PaymentProvider, PaymentsRepo, SubscriptionRow } from './payments.repo.ts'
+import { type StripeGateway, stripeFailure } from './stripe-gateway.ts'
 
 /** The end of one paid period starting at `from`: a calendar month or year later. */
 export function addPeriod(from: Date, cycle: BillingCycle): Date {
@@ -22,6 +23,27 @@ export function addPeriod(from: Date, cycle: BillingCycle): Date {
 
 export function newOrderId(): string {
   return `ord_${randomBytes(16).toString('base64url')}`
+}
+
+/** A sandbox card plan stands in for a Stripe subscription, so it gets an id in the same place. */
+export const sandboxSubscriptionId = (orderId: string) => `sandbox_sub_${orderId.slice(4)}`
+
+/** Stripe's `cancel_at` within this of the period end counts as "ends at the period end". */
+const CANCEL_AT_TOLERANCE_MS = 86_400_000
+
+/** A plan renews while a provider subscription stands behind it that is neither ended nor set to end. */
+export const renews = (row: Pick<SubscriptionRow, 'providerSubscriptionId' | 'status' | 'cancelAtPeriodEnd'>) =>
+  row.providerSubscriptionId !== null && row.status !== 'canceled' && !row.cancelAtPeriodEnd
+
+export function subscriptionView(row: SubscriptionRow): SubscriptionView {
+  return {
+    planId: row.planId,
+    billingCycle: row.billingCycle,
+    status: row.status,
+    currentPeriodEnd: row.currentPeriodEnd.toISOString(),
+    renews: renews(row),
+    cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+  }
 }
 
 export type PaymentsDeps = {
@@ -42,7 +64,14 @@ export type PaymentOutcome =
   | { kind: 'renewal-paid'; providerSubscriptionId: string; periodEnd: Date }
   | { kind: 'renewal-failed'; providerSubscriptionId: string }
   | { kind: 'subscription-ended'; providerSubscriptionId: string; endedAt: Date }
-  | { kind: 'subscription-changed'; providerSubscriptionId: string; cancelAtPeriodEnd: boolean; status: string }
+  | {
+      kind: 'subscription-changed'
+      providerSubscriptionId: string
+      cancelAtPeriodEnd: boolean
+      /** Stripe's `cancel_at`: a set end time, which also stops the renewal when it is the period end. */
+      cancelAt?: Date | undefined
+      status: string
+    }
 
 /**
  * Orders, subscriptions and the webhooks that settle them. Every provider event goes through
@@ -113,7 +142,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
         const newer = !sub.lastEventAt || eventAt >= sub.lastEventAt
         await repo.updateSubscription(tx, sub.userId, {
           currentPeriodEnd: periodEnd,
-          ...(newer ? { status: 'active' as const, lastEventAt: eventAt } : {}),
+          // A renewal Stripe charged means the subscription renews, whatever an older cancel said.
+          ...(newer ? { status: 'active' as const, cancelAtPeriodEnd: false, lastEventAt: eventAt } : {}),
         })
         // The month the renewal was paid in: that month's diamonds, once.
         await creditMonth(tx, sub.userId, sub.planId, eventAt, list)
@@ -141,13 +171,22 @@ export function createPaymentsService(deps: PaymentsDeps) {
       }
       case 'subscription-changed': {
         const sub = await repo.lockSubscriptionByProviderId(tx, outcome.providerSubscriptionId)
+        // An ended subscription stays ended; a change older than the last one applied (a webhook or
+        // our own cancel/resume call) is stale.
         if (!sub || sub.status === 'canceled' || (sub.lastEventAt && eventAt < sub.lastEventAt)) return
-        const status = outcome.cancelAtPeriodEnd
-          ? ('canceled' as const)
-          : outcome.status === 'past_due' || outcome.status === 'unpaid'
+        const cancelAtPeriodEnd =
+          outcome.cancelAtPeriodEnd ||
+          outcome.status === 'canceled' ||
+          (outcome.cancelAt !== undefined &&
+            outcome.cancelAt.getTime() <= sub.currentPeriodEnd.getTime() + CANCEL_AT_TOLERANCE_MS)
+        // Stripe's own `canceled` arrives with customer.subscription.deleted, which ends the plan.
+        const status =
+          outcome.status === 'past_due' || outcome.status === 'unpaid'
             ? ('past_due' as const)
-            : ('active' as const)
-        await repo.updateSubscription(tx, sub.userId, { status, lastEventAt: eventAt })
+            : outcome.status === 'canceled'
+              ? sub.status
+              : ('active' as const)
+        await repo.updateSubscription(tx, sub.userId, { status, cancelAtPeriodEnd, lastEventAt: eventAt })
         return
       }
     }
@@ -202,10 +241,50 @@ export function createPaymentsService(deps: PaymentsDeps) {
       providerSubscriptionId: outcome.providerSubscriptionId ?? null,
       status: 'active',
       currentPeriodEnd: addPeriod(start, order.billingCycle),
+      cancelAtPeriodEnd: false,
       lastEventAt: eventAt,
     })
     await creditMonth(tx, userId, order.planId, now, list)
     log({ orderId: order.id, userId, planId: order.planId }, 'order paid')
+  }
+
+  async function setRenewal(userId: string, renew: boolean): Promise<SubscriptionView> {
+    const row = await repo.currentSubscription(userId)
+    if (!row) throw AppError.notFound('No paid plan to change')
+    const providerSubscriptionId = row.providerSubscriptionId
+    if (providerSubscriptionId === null || row.status === 'canceled') {
+      if (!renew) return subscriptionView(row)
+      throw AppError.conflict('This plan was paid for one period and does not renew', { reason: 'not-renewable' })
+    }
+    if (row.cancelAtPeriodEnd === !renew) return subscriptionView(row)
+    if (row.provider === 'stripe') {
+      if (!deps.stripe) throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Card payments are not configured')
+      // One key per intent and state: a doubled click is one change at Stripe, while cancelling
+      // again after a resume is a new request (the row's updatedAt moved).
+      const key = `subscription:${providerSubscriptionId}:cancel_at_period_end=${!renew}:${row.updatedAt.getTime()}`
+      try {
+        await deps.stripe.setCancelAtPeriodEnd(providerSubscriptionId, !renew, key)
+      } catch (error) {
+        log(
+          { userId, providerSubscriptionId, renew, error: error instanceof Error ? error.message : String(error) },
+          'Stripe did not change the renewal; nothing changed here',
+        )
+        throw stripeFailure(error)
+      }
+    }
+    // The sandbox has no provider to tell. Stripe's echo (customer.subscription.updated) is at most
+    // as new as this change and is then ignored, or applies the same state again.
+    const at = new Date()
+    return repo.transaction(async (tx) => {
+      const current = await repo.lockSubscriptionOf(tx, userId)
+      if (!current) throw AppError.notFound('No paid plan to change')
+      // Replaced by another purchase meanwhile: the change was for the old subscription.
+      if (current.providerSubscriptionId !== providerSubscriptionId) return subscriptionView(current)
+      const lastEventAt = current.lastEventAt && current.lastEventAt > at ? current.lastEventAt : at
+      await repo.updateSubscription(tx, userId, { cancelAtPeriodEnd: !renew, lastEventAt })
+      log({ userId, providerSubscriptionId, renews: renew }, renew ? 'plan resumed' : 'plan cancelled at period end')
+      return subscriptionView({ ...current, cancelAtPeriodEnd: !renew, lastEventAt })
+    })
   }
 
   return {
@@ -288,10 +367,32 @@ export function createPaymentsService(deps: PaymentsDeps) {
       await this.handleEvent(
         'sandbox',
         { id: `${orderId}:${outcome}`, type: outcome, at: new Date() },
-        outcome === 'paid' ? { kind: 'order-paid', orderId } : { kind: 'order-closed', orderId, status: outcome },
+        outcome === 'paid'
+          ? {
+              kind: 'order-paid',
+              orderId,
+              ...(order.paymentType === 'card' ? { providerSubscriptionId: sandboxSubscriptionId(orderId) } : {}),
+            }
+          : { kind: 'order-closed', orderId, status: outcome },
       )
       return this.status(orderId)
     },
+
+    /** The plan the user holds now, with whether it renews; null on the free plan. */
+    async current(userId: string): Promise<SubscriptionView | null> {
+      const row = await repo.currentSubscription(userId)
+      return row ? subscriptionView(row) : null
+    },
+
+    /**
+     * Stops the renewal: the plan and its diamonds stay until the paid period ends, then the
+     * provider ends the subscription (`customer.subscription.deleted`). A plan that does not renew
+     * (crypto, or already cancelled) is answered as it is: there is nothing to cancel.
+     */
+    cancel: (userId: string) => setRenewal(userId, false),
+
+    /** Undoes `cancel` before the period ends: the plan renews again. */
+    resume: (userId: string) => setRenewal(userId, true),
 
     currentSubscription: repo.currentSubscription,
   }

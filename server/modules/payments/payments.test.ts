@@ -189,23 +189,7 @@ describe('card subscriptions through Stripe', () => {
   it('credits a paid checkout exactly once when every event is delivered 10 times, in either order', async () => {
     const session = await t.login()
     const { orderId, checkoutSession } = await checkout(session, 'monthly')
-    const subscriptionId = `sub_${orderId.slice(4)}`
-    const invoicePaid = stripe.event('invoice.paid', {
-      id: `in_${orderId}`,
-      object: 'invoice',
-      billing_reason: 'subscription_create',
-      parent: {
-        type: 'subscription_details',
-        subscription_details: { subscription: subscriptionId, metadata: { orderId } },
-      },
-      lines: { data: [{ period: { end: Math.floor(Date.now() / 1000) + 30 * 86400 } }] },
-    })
-    const completed = stripe.event('checkout.session.completed', {
-      ...checkoutSession,
-      status: 'complete',
-      payment_status: 'paid',
-      subscription: subscriptionId,
-    })
+    const { subscriptionId, completed, invoicePaid } = stripe.paidCheckout(checkoutSession)
     // The invoice can come first; each delivery is replayed, interleaved.
     const answers = await Promise.all(
       Array.from(
@@ -232,23 +216,7 @@ describe('card subscriptions through Stripe', () => {
       session,
     )
     expect(deleted.statusCode).toBe(200)
-    const subscriptionId = `sub_${orderId.slice(4)}`
-    const completed = stripe.event('checkout.session.completed', {
-      ...checkoutSession,
-      status: 'complete',
-      payment_status: 'paid',
-      subscription: subscriptionId,
-    })
-    const invoicePaid = stripe.event('invoice.paid', {
-      id: `in_${orderId}`,
-      object: 'invoice',
-      billing_reason: 'subscription_create',
-      parent: {
-        type: 'subscription_details',
-        subscription_details: { subscription: subscriptionId, metadata: { orderId } },
-      },
-      lines: { data: [{ period: { end: Math.floor(Date.now() / 1000) + 30 * 86400 } }] },
-    })
+    const { completed, invoicePaid } = stripe.paidCheckout(checkoutSession)
     for (const delivery of [completed, invoicePaid, completed, invoicePaid])
       expect((await deliver(delivery)).statusCode).toBe(200)
     expect(await statusOf(t, orderId)).toBe('paid')
@@ -264,15 +232,9 @@ describe('card subscriptions through Stripe', () => {
   it('renewals extend the plan and credit the new month once; failure, cancellation and late events follow', async () => {
     const session = await t.login()
     const { orderId, checkoutSession } = await checkout(session, 'monthly')
-    const subscriptionId = `sub_${orderId.slice(4)}`
+    const { subscriptionId, completed } = stripe.paidCheckout(checkoutSession)
     const now = Math.floor(Date.now() / 1000)
-    await deliver(
-      stripe.event('checkout.session.completed', {
-        ...checkoutSession,
-        payment_status: 'paid',
-        subscription: subscriptionId,
-      }),
-    )
+    await deliver(completed)
     const nextMonth = now + 31 * 86400
     const renewal = stripe.event(
       'invoice.paid',

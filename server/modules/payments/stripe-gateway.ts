@@ -1,5 +1,6 @@
 import Stripe from 'stripe'
 import type { BillingCycle } from '#contracts/plans.ts'
+import { AppError } from '#server/lib/errors.ts'
 
 export type CheckoutRequest = {
   orderId: string
@@ -67,11 +68,46 @@ export function createStripeGateway(options: { secretKey: string; webhookSecret:
       return { id: session.id, url: session.url }
     },
 
+    /**
+     * Stops (`true`) or restores (`false`) the renewal of a subscription at the end of its paid
+     * period. The key makes a retried or doubled request one change at Stripe; the caller makes it
+     * differ for each new intent (a key is answered from Stripe's cache for 24 hours).
+     */
+    async setCancelAtPeriodEnd(
+      subscriptionId: string,
+      cancelAtPeriodEnd: boolean,
+      idempotencyKey: string,
+    ): Promise<{ id: string; cancelAtPeriodEnd: boolean; status: string }> {
+      const subscription = await stripe.subscriptions.update(
+        subscriptionId,
+        { cancel_at_period_end: cancelAtPeriodEnd },
+        { idempotencyKey },
+      )
+      return {
+        id: subscription.id,
+        cancelAtPeriodEnd: subscription.cancel_at_period_end,
+        status: subscription.status,
+      }
+    },
+
     /** The event, when the signature over the exact raw body is Stripe's; throws otherwise. */
     verify(rawBody: Buffer, signature: string): Stripe.Event {
       return stripe.webhooks.constructEvent(rawBody, signature, options.webhookSecret)
     },
   }
+}
+
+/**
+ * What a failed Stripe call means for the caller: Stripe refused the request (a 4xx, such as a
+ * subscription it already ended) or could not be reached or failed (outage, timeout, 5xx).
+ */
+export function stripeFailure(error: unknown): AppError {
+  if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeCardError) {
+    return AppError.conflict('The payment provider refused the change; nothing was changed', {
+      reason: 'provider-refused',
+    })
+  }
+  return new AppError(503, 'SERVICE_UNAVAILABLE', 'The payment provider could not be reached; nothing was changed')
 }
 
 export type StripeGateway = ReturnType<typeof createStripeGateway>

@@ -74,6 +74,7 @@ export function stripeOutcome(event: StripeEvent): PaymentOutcome | undefined {
         kind: 'subscription-changed',
         providerSubscriptionId: String(object.id),
         cancelAtPeriodEnd: object.cancel_at_period_end === true,
+        cancelAt: typeof object.cancel_at === 'number' ? new Date(object.cancel_at * 1000) : undefined,
         status: String(object.status),
       }
     default:

@@ -1,0 +1,42 @@
+import type { MailMessage } from '#server/modules/mail/mailer.ts'
+
+export const MINUTE = 60_000
+
+/** What each kind of job carries. */
+export type JobPayloads = {
+  /** A verification, reset or "account exists" mail; the link's token is made when it is sent. */
+  'account-mail': {
+    userId: string
+    kind: 'verify-email' | 'reset-password' | 'account-exists'
+    purpose: 'verify-email' | 'reset-password'
+  }
+  /** A mail whose whole content is known (the contact form). Deleted once sent. */
+  mail: MailMessage
+  /** Fold the messages that left a chat's memory window into its memory note. */
+  'chat-summary': { sessionId: string; userId: string; keptFromId: number }
+  /** The monthly diamonds of every account whose month has not been credited yet. */
+  'monthly-award': Record<string, never>
+}
+
+export type JobKind = keyof JobPayloads
+
+type KindSettings = { maxAttempts: number; leaseMs: number }
+
+/**
+ * Attempts and lease per kind. A lease outlasts the longest run a handler can have (SMTP timeouts
+ * of 10 s each; a summary of up to four model calls of 60 s).
+ */
+export const JOB_KINDS: Record<JobKind, KindSettings> = {
+  // Retried for about a day: 10 s, 20 s, 40 s... capped at an hour.
+  'account-mail': { maxAttempts: 16, leaseMs: 2 * MINUTE },
+  mail: { maxAttempts: 16, leaseMs: 2 * MINUTE },
+  'chat-summary': { maxAttempts: 4, leaseMs: 10 * MINUTE },
+  'monthly-award': { maxAttempts: 6, leaseMs: 10 * MINUTE },
+}
+
+export type EnqueueOptions = {
+  /** At most one unfinished job per key: a second enqueue with the same key is ignored. */
+  key?: string
+  /** Not before this moment (default: now). */
+  runAt?: Date
+}
