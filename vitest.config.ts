@@ -18,6 +18,8 @@ export default defineConfig({
           setupFiles: ['tests/setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // expect.poll waits 1 s by default: too short on a loaded two-core CI machine.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
       {
@@ -29,6 +31,7 @@ export default defineConfig({
           globalSetup: ['tests/e2e/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          expect: { poll: { timeout: 10_000 } },
           // One Chromium at a time: the machine has two cores.
           fileParallelism: false,
         },
