@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '#server/config.ts'
 import { seedDemo } from '#server/demo-content.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 import { loadModelRegistry } from '#server/modules/models/models.ts'
+import { readPlansFile } from '#server/modules/plans/plans.service.ts'
 
 const SHUTDOWN_GRACE_MS = 25_000
 
@@ -24,8 +25,10 @@ async function main() {
   let config: ReturnType<typeof loadConfig>
   try {
     config = loadConfig()
-    // A bad MODELS_FILE is a configuration error too: refused before anything is opened.
+    // A bad MODELS_FILE or config/plans.json is a configuration error too: refused before anything
+    // is opened (the plans are read again when they are synced into the database).
     loadModelRegistry(config.llm)
+    readPlansFile()
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message)

@@ -44,7 +44,14 @@ describe.skipIf(!chromiumPath)('plans and payments in a browser', () => {
     await pro.getByText('$19.99 / month').waitFor()
     await pro.getByText('3,000 diamonds every month').waitFor()
     await pro.getByText('32K memory').waitFor()
-    await cards.first().getByText('Free', { exact: true }).first().waitFor()
+    const free = cards.first()
+    await free.getByText('Free', { exact: true }).first().waitFor()
+    // The free plan's diamonds buy premium replies, and its card says so (ADR 018).
+    await free.getByText('30 diamonds every month').waitFor()
+    await free.getByText('Premium models with diamonds').waitFor()
+    for (const card of await cards.all()) {
+      expect(await card.getByText('Premium models with diamonds').count()).toBe(1)
+    }
     expect(await seriousA11yViolations(page)).toEqual([])
 
     await page.getByText('Yearly', { exact: true }).click()
@@ -98,6 +105,9 @@ describe.skipIf(!chromiumPath)('plans and payments in a browser', () => {
     // Prices are formatted by Intl for Arabic, not as "$19.99".
     expect(text).not.toContain('$19.99')
     expect(text).toContain(new Intl.NumberFormat('ar', { style: 'currency', currency: 'USD' }).format(19.99))
+    // Every card, the free one first, offers premium models with diamonds.
+    await cards.first().getByText('النماذج المميّزة مقابل الماسات').waitFor()
+    expect(await page.getByText('النماذج المميّزة مقابل الماسات').count()).toBe(4)
     await page.screenshot({ path: path.join(screenshotDir, 'pricing-ar.png'), fullPage: true })
     await context.close()
   })

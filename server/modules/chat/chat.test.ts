@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { CHAT_MESSAGE_MAX_LENGTH, CHAT_SEND_LIMIT, type ChatMessage, type ChatStreamEvent } from '#contracts/chat.ts'
+import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { diamondLedger } from '#db/schema/diamonds.ts'
 import { roles } from '#db/schema/roles.ts'
@@ -11,6 +12,7 @@ import { type ChatMessageBody, type OpenAiApiDouble, startOpenAiApi } from '#tes
 import { createRole } from '#tests/factories/catalogue.ts'
 import { addMessages } from '#tests/factories/chat.ts'
 import { parseEvents, readEvents, writeModelsFile } from '#tests/helpers/chat.ts'
+import { BASIC_PLAN, shippedPlans, writePlansFile } from '#tests/helpers/plans.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import { contextWindow } from './prompt.ts'
 
@@ -45,6 +47,9 @@ beforeAll(async () => {
     { id: 'small-2k', name: 'Small', premium: false, contextTokens: 2048, baseUrl: api.baseUrl },
   ])
   t = await buildTestApp({ env: { MODELS_FILE: modelsFile, LLM_TIMEOUT_MS: String(TIMEOUT_MS) } })
+  // The shipped plans (the free one spends its diamonds on premium models) and a paid plan without
+  // premium models or diamonds, to see the per-plan gate refuse them (ADR 018).
+  await t.app.services.plans.syncFromConfig(writePlansFile([...shippedPlans(), BASIC_PLAN]))
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
 })
@@ -104,13 +109,19 @@ async function messagesOf(session: Session, sessionId: string): Promise<ChatMess
 const balanceOf = async (session: Session) =>
   (await t.injectWithLogin({ method: 'GET', url: '/api/points' }, session)).json().data.totalPoints as number
 
-/** A user on the pro plan (32K memory, premium models, 3000 diamonds), bought through the sandbox. */
-async function proUser(): Promise<Session> {
+/** A user who bought this plan through the sandbox. */
+async function planUser(planId: string): Promise<Session> {
   const session = await t.login()
-  const { orderId } = (await post(session, '/api/subscription', { planId: 'pro' })).json().data
-  await post(session, '/api/payment/sandbox', { orderId, outcome: 'paid' })
+  const { orderId } = (await post(session, '/api/subscription', { planId })).json().data
+  expect((await post(session, '/api/payment/sandbox', { orderId, outcome: 'paid' })).statusCode).toBe(200)
   return session
 }
+
+/** A user on the pro plan (32K memory, premium models, 3000 diamonds), bought through the sandbox. */
+const proUser = () => planUser('pro')
+
+/** A user on the test-only basic plan: no premium models, no monthly diamonds. */
+const basicUser = () => planUser(BASIC_PLAN.id)
 
 const lastStreamed = () => api.requests.filter((r) => r.stream).at(-1)
 
@@ -640,8 +651,8 @@ describe('limits', () => {
   })
 
   it("refuses, storing nothing, when the chat's character is gone or its model became premium for this plan", async () => {
-    const { user, sessionId, roleId } = await newChat()
-    // The session's own model is used when none is named: a premium one is refused to the free plan.
+    const { user, sessionId, roleId } = await newChat(await basicUser())
+    // The session's own model is used when none is named: a premium one is refused to a plan without them.
     await t.database.db.update(chatSessions).set({ modelId: 'grand-70b' }).where(eq(chatSessions.id, sessionId))
     const premium = await post(user, '/api/chat/stream', { sessionId, message: 'Is anyone keeping the lamp?' })
     expect(premium.statusCode).toBe(403)
@@ -659,13 +670,93 @@ describe('limits', () => {
 
 describe('premium models and diamonds', () => {
   it('refuses premium models to a plan without them (403), storing and spending nothing', async () => {
-    const { user, sessionId } = await newChat()
-    const before = await balanceOf(user)
+    const user = await basicUser()
+    // Diamonds in hand do not open premium models on a plan that has none.
+    await t.app.services.diamonds.grantSignup(user.user.id)
+    const { sessionId } = await newChat(user)
+    const requests = api.requests.length
     const res = await send(user, sessionId, 'Hi', { chatModelId: 'grand-70b' })
     expect(res.statusCode).toBe(403)
-    expect(res.json().error).toBe('PREMIUM_REQUIRES_PLAN')
+    expect(res.json()).toMatchObject({
+      error: 'PREMIUM_REQUIRES_PLAN',
+      details: { chatModelId: 'grand-70b', planId: BASIC_PLAN.id },
+    })
+    const streamed = await post(user, '/api/chat/stream', { sessionId, message: 'Hi', chatModelId: 'grand-70b' })
+    expect(streamed.statusCode).toBe(403)
+    expect(streamed.json().error).toBe('PREMIUM_REQUIRES_PLAN')
     expect(await messagesOf(user, sessionId)).toHaveLength(1)
-    expect(await balanceOf(user)).toBe(before)
+    expect(await balanceOf(user)).toBe(SIGNUP_GRANT_DIAMONDS)
+    expect(api.requests.length).toBe(requests)
+  })
+
+  it('the free plan spends its diamonds on premium models: balance and ledger show the spend', async () => {
+    const user = await t.login()
+    await t.app.services.diamonds.grantSignup(user.user.id)
+    const { sessionId } = await newChat(user)
+    expect((await post(user, '/api/session', { sessionId })).json().data.plan).toEqual({
+      planId: 'free',
+      memoryK: 4,
+      premiumModels: true,
+    })
+    const res = await send(user, sessionId, 'Light the big lamp?', {
+      chatModelId: 'grand-70b',
+      requestId: 'req-free-premium',
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().data).toMatchObject({
+      diamondsSpent: PREMIUM_COST,
+      balance: SIGNUP_GRANT_DIAMONDS - PREMIUM_COST,
+      reply: { content: REPLY, modelId: 'grand-70b', diamondsSpent: PREMIUM_COST },
+    })
+    expect(lastStreamed()?.model).toBe('provider/grand-70b')
+    expect(await balanceOf(user)).toBe(SIGNUP_GRANT_DIAMONDS - PREMIUM_COST)
+    const [swipe] = await t.database.db.select().from(chatSwipes).where(eq(chatSwipes.requestId, 'req-free-premium'))
+    const ledger = await t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id))
+    expect(ledger.map((row) => ({ amount: row.amount, reason: row.reason, reference: row.reference }))).toEqual(
+      expect.arrayContaining([
+        { amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${user.user.id}` },
+        { amount: -PREMIUM_COST, reason: 'chat', reference: `chat:${swipe?.id}` },
+      ]),
+    )
+    expect(ledger).toHaveLength(2)
+
+    // Streamed, the same: paid once more.
+    const { events } = await stream(user, '/api/chat/stream', {
+      sessionId,
+      message: 'And the small one?',
+      chatModelId: 'grand-70b',
+    })
+    expect(eventOf(events, 'done')?.data).toMatchObject({
+      diamondsSpent: PREMIUM_COST,
+      balance: SIGNUP_GRANT_DIAMONDS - 2 * PREMIUM_COST,
+    })
+    expect(await balanceOf(user)).toBe(SIGNUP_GRANT_DIAMONDS - 2 * PREMIUM_COST)
+    expect((await messagesOf(user, sessionId)).map((m) => m.author)).toEqual([
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
+  })
+
+  it('the free plan without diamonds: premium models refused with 402, nothing stored, asked or spent', async () => {
+    const user = await t.login()
+    const { sessionId } = await newChat(user)
+    expect(await balanceOf(user)).toBe(0)
+    const requests = api.requests.length
+    const res = await send(user, sessionId, 'Light the big lamp?', { chatModelId: 'grand-70b' })
+    expect(res.statusCode).toBe(402)
+    expect(res.json()).toMatchObject({ error: 'INSUFFICIENT_DIAMONDS', details: { needed: PREMIUM_COST, balance: 0 } })
+    // The session's own model, streamed: refused the same way.
+    await t.database.db.update(chatSessions).set({ modelId: 'grand-70b' }).where(eq(chatSessions.id, sessionId))
+    const streamed = await post(user, '/api/chat/stream', { sessionId, message: 'Light the big lamp?' })
+    expect(streamed.statusCode).toBe(402)
+    expect(streamed.json().error).toBe('INSUFFICIENT_DIAMONDS')
+    expect(await messagesOf(user, sessionId)).toHaveLength(1)
+    expect(api.requests.length).toBe(requests)
+    expect(await balanceOf(user)).toBe(0)
+    expect(await t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id))).toEqual([])
   })
 
   it('spends exactly once per reply, also when the same request is repeated', async () => {
