@@ -13,9 +13,18 @@ export const PASSWORD_MAX = 128
 export const RESEND_COOLDOWN_SECONDS = 60
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60
-/** A refresh token family lives this long: 30 days with "remember me", else one day. */
+/**
+ * A login (a refresh token family) ends this long after the password or Google sign-in, however
+ * active it is: 30 days with "remember me", else one day (ADR 019).
+ */
 export const REFRESH_TTL_REMEMBER_SECONDS = 30 * 24 * 60 * 60
 export const REFRESH_TTL_SESSION_SECONDS = 24 * 60 * 60
+/**
+ * ...and sooner when it goes unused: no refresh for 7 days with "remember me", else for 2 hours
+ * (ADR 019). Each refresh moves this deadline, never past the family's end above.
+ */
+export const REFRESH_IDLE_REMEMBER_SECONDS = 7 * 24 * 60 * 60
+export const REFRESH_IDLE_SESSION_SECONDS = 2 * 60 * 60
 
 export const VERIFY_LINK_TTL_MINUTES = 24 * 60
 export const RESET_LINK_TTL_MINUTES = 30

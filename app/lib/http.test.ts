@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import { eq, sql } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { refreshTokens } from '#db/schema/auth.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { hashPassword } from '#server/modules/auth/passwords.ts'
 import { createUser } from '#tests/factories/user.ts'
@@ -138,6 +141,29 @@ describe('api() — the one HTTP client', () => {
     expect(assign).toHaveBeenCalledWith(`/fr/login?redirect_url=${encodeURIComponent('/fr/chat/7?x=1')}`)
     expect(storage.has('token')).toBe(false)
     expect(storage.has('refreshToken')).toBe(false)
+  })
+
+  it('a login that went unused too long or outlived its lifetime also sends the user to login', async () => {
+    // The server refuses such a refresh with the same 401 as any other (ADR 019).
+    const hash = createHash('sha256').update(realPair.refreshToken).digest('hex')
+    for (const change of [
+      { expiresAt: new Date(Date.now() - 1000) },
+      { familyStartedAt: sql`now() - interval '31 days'` },
+    ]) {
+      await t.database.db.update(refreshTokens).set(change).where(eq(refreshTokens.tokenHash, hash))
+      storage.set('token', 'expired')
+      storage.set('refreshToken', realPair.refreshToken)
+      assign.mockReset()
+      const error = await api('/test/mine').catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 401 })
+      expect(assign).toHaveBeenCalledWith(`/fr/login?redirect_url=${encodeURIComponent('/fr/chat/7?x=1')}`)
+      expect(storage.has('token')).toBe(false)
+      expect(storage.has('refreshToken')).toBe(false)
+      await t.database.db
+        .update(refreshTokens)
+        .set({ expiresAt: new Date(Date.now() + 3_600_000), familyStartedAt: new Date() })
+        .where(eq(refreshTokens.tokenHash, hash))
+    }
   })
 
   it('never redirects to login for the public calls of the spec', async () => {

@@ -102,6 +102,7 @@ export function createAuthRepo(db: Db) {
       familyId: string
       tokenHash: string
       remember: boolean
+      familyStartedAt: Date
       expiresAt: Date
     }) {
       await db.insert(refreshTokens).values(values)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { solveChallenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/sha'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { users } from '#db/schema/users.ts'
@@ -54,6 +54,41 @@ describe('accounts API', () => {
     const token = await verifyLinkFor(body.email)
     expect((await post(`/api/verify?token=${token}`, {})).statusCode).toBe(200)
     return body
+  }
+
+  const HOUR = 3_600_000
+  const DAY = 24 * HOUR
+  const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
+
+  /**
+   * Moves a login `ms` into the past, as if that much time had gone by since its sign-in and its
+   * last refresh: the family's start and every deadline move back together.
+   */
+  async function age(refreshToken: string, ms: number) {
+    const [row] = await t.database.db
+      .select({ familyId: refreshTokens.familyId })
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, sha256(refreshToken)))
+    expect(row, 'the login').toBeTruthy()
+    const back = sql`${ms} * interval '1 millisecond'`
+    await t.database.db
+      .update(refreshTokens)
+      .set({
+        familyStartedAt: sql`${refreshTokens.familyStartedAt} - ${back}`,
+        expiresAt: sql`${refreshTokens.expiresAt} - ${back}`,
+        createdAt: sql`${refreshTokens.createdAt} - ${back}`,
+      })
+      .where(eq(refreshTokens.familyId, row?.familyId ?? ''))
+  }
+
+  /** Refreshes and returns the status and the new refresh token (or the old one when refused). */
+  async function refreshed(refreshToken: string) {
+    const res = await post('/api/refresh', { refreshToken })
+    return {
+      status: res.statusCode,
+      error: res.json().error,
+      refreshToken: res.json().data?.refreshToken ?? refreshToken,
+    }
   }
 
   beforeAll(async () => {
@@ -212,18 +247,107 @@ describe('accounts API', () => {
     expect((await post('/api/refresh', { refreshToken: 'made-up' })).statusCode).toBe(401)
   })
 
-  it('lets "remember me" decide how long a login lasts', async () => {
+  it('lets "remember me" decide how long a login lasts and how long it may go unused', async () => {
     const user = await registeredAndVerified()
-    const expiryOf = async (rememberMe: boolean) => {
+    const deadlinesOf = async (rememberMe: boolean) => {
       const pair = (await post('/api/login', { email: user.email, password: user.password, rememberMe })).json().data
       const [row] = await t.database.db
-        .select({ expiresAt: refreshTokens.expiresAt })
+        .select({ expiresAt: refreshTokens.expiresAt, startedAt: refreshTokens.familyStartedAt })
         .from(refreshTokens)
-        .where(eq(refreshTokens.tokenHash, createHash('sha256').update(pair.refreshToken).digest('hex')))
-      return ((row?.expiresAt.getTime() ?? 0) - Date.now()) / 3_600_000
+        .where(eq(refreshTokens.tokenHash, sha256(pair.refreshToken)))
+      return {
+        idleHours: ((row?.expiresAt.getTime() ?? 0) - Date.now()) / HOUR,
+        startedSecondsAgo: (Date.now() - (row?.startedAt.getTime() ?? 0)) / 1000,
+      }
     }
-    expect(await expiryOf(false)).toBeCloseTo(24, 0)
-    expect(await expiryOf(true)).toBeCloseTo(30 * 24, 0)
+    const session = await deadlinesOf(false)
+    expect(session.idleHours).toBeCloseTo(2, 1)
+    expect(session.startedSecondsAgo).toBeLessThan(60)
+    expect((await deadlinesOf(true)).idleHours).toBeCloseTo(7 * 24, 1)
+  })
+
+  it('ends a login that goes unused: 7 days with "remember me", 2 hours without; each refresh moves the deadline', async () => {
+    const user = await registeredAndVerified()
+    const login = async (rememberMe: boolean) =>
+      (await post('/api/login', { email: user.email, password: user.password, rememberMe })).json().data
+        .refreshToken as string
+
+    let remembered = await login(true)
+    await age(remembered, 7 * DAY - HOUR)
+    let step = await refreshed(remembered)
+    expect(step.status).toBe(200)
+    remembered = step.refreshToken
+    // Used a day ago: another six days of rest are fine...
+    await age(remembered, 7 * DAY - HOUR)
+    step = await refreshed(remembered)
+    expect(step.status).toBe(200)
+    // ...but not seven.
+    await age(step.refreshToken, 7 * DAY + 60_000)
+    const idle = await refreshed(step.refreshToken)
+    expect(idle).toMatchObject({ status: 401, error: 'UNAUTHORIZED' })
+
+    const session = await login(false)
+    await age(session, 2 * HOUR - 60_000)
+    step = await refreshed(session)
+    expect(step.status).toBe(200)
+    await age(step.refreshToken, 2 * HOUR + 60_000)
+    // Refused like an expired login (401): the browser clears its tokens and goes to the login page.
+    expect(await refreshed(step.refreshToken)).toMatchObject({ status: 401, error: 'UNAUTHORIZED' })
+    // A new login is a new start.
+    expect((await refreshed(await login(false))).status).toBe(200)
+  })
+
+  it('ends a login 30 days (1 day without "remember me") after sign-in, however often it is refreshed', async () => {
+    const user = await registeredAndVerified()
+    const login = async (rememberMe: boolean) =>
+      (await post('/api/login', { email: user.email, password: user.password, rememberMe })).json().data
+        .refreshToken as string
+
+    // Refreshed every 6 days, never idle for long: fine on days 6, 12, 18 and 24...
+    let token = await login(true)
+    for (let day = 6; day <= 24; day += 6) {
+      await age(token, 6 * DAY)
+      const step = await refreshed(token)
+      expect(step.status, `day ${day}`).toBe(200)
+      token = step.refreshToken
+    }
+    // ...and rotating did not move the end: the token of day 24 lasts until day 30, not day 31.
+    const [row] = await t.database.db
+      .select({ expiresAt: refreshTokens.expiresAt, startedAt: refreshTokens.familyStartedAt })
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, sha256(token)))
+    expect(((row?.expiresAt.getTime() ?? 0) - (row?.startedAt.getTime() ?? 0)) / DAY).toBeCloseTo(30, 3)
+    await age(token, 6 * DAY)
+    expect(await refreshed(token)).toMatchObject({ status: 401, error: 'UNAUTHORIZED' })
+
+    // Without "remember me": refreshed every 110 minutes, it still ends 24 hours after sign-in.
+    token = await login(false)
+    let minutes = 0
+    for (;;) {
+      await age(token, 110 * 60_000)
+      minutes += 110
+      const step = await refreshed(token)
+      if (step.status !== 200) {
+        expect(step).toMatchObject({ status: 401, error: 'UNAUTHORIZED' })
+        break
+      }
+      token = step.refreshToken
+    }
+    expect(minutes).toBe(14 * 110)
+    expect(minutes - 110).toBeLessThan(24 * 60)
+    expect(minutes).toBeGreaterThan(24 * 60)
+  })
+
+  it('ends a login whose start lies further back than the lifetime, whatever its token says', async () => {
+    // A token issued under a longer lifetime (or a row changed by hand) stops at the current end.
+    const user = await registeredAndVerified()
+    const pair = (await post('/api/login', { email: user.email, password: user.password, rememberMe: true })).json()
+      .data
+    await t.database.db
+      .update(refreshTokens)
+      .set({ familyStartedAt: new Date(Date.now() - 30 * DAY - 60_000) })
+      .where(eq(refreshTokens.tokenHash, sha256(pair.refreshToken)))
+    expect((await refreshed(pair.refreshToken)).status).toBe(401)
   })
 
   it('logs out by revoking the refresh token', async () => {

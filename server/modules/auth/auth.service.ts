@@ -1,6 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import {
   DEFAULT_AVATAR,
+  REFRESH_IDLE_REMEMBER_SECONDS,
+  REFRESH_IDLE_SESSION_SECONDS,
   REFRESH_TTL_REMEMBER_SECONDS,
   REFRESH_TTL_SESSION_SECONDS,
   RESEND_COOLDOWN_SECONDS,
@@ -52,6 +54,17 @@ const newSecret = () => randomBytes(32).toString('base64url')
 const accountKey = (email: string) => sha256(email.trim().toLowerCase()).slice(0, 32)
 
 export type SecurityEventLog = (event: string, info: Record<string, unknown>) => void
+
+/**
+ * When a login ends (ADR 019): a fixed time after its sign-in however active it is (`endsAt`), and
+ * before that when it goes unused for the idle span (`expiresAt` of the token issued `now`).
+ */
+export function loginDeadlines(remember: boolean, startedAt: Date, now: Date) {
+  const lifetime = remember ? REFRESH_TTL_REMEMBER_SECONDS : REFRESH_TTL_SESSION_SECONDS
+  const idle = remember ? REFRESH_IDLE_REMEMBER_SECONDS : REFRESH_IDLE_SESSION_SECONDS
+  const endsAt = new Date(startedAt.getTime() + lifetime * 1000)
+  return { endsAt, expiresAt: new Date(Math.min(endsAt.getTime(), now.getTime() + idle * 1000)) }
+}
 
 export type AuthDeps = {
   repo: AuthRepo
@@ -113,15 +126,23 @@ export function createAuthService({
     })
   }
 
-  async function issueTokens(userId: string, remember: boolean, familyId: string = randomUUID()): Promise<TokenPair> {
+  /**
+   * A token pair for a new login (a new family, started now), or the next pair of a login being
+   * refreshed: same family and start, so rotating never moves the login's end (ADR 019).
+   */
+  async function issueTokens(
+    userId: string,
+    remember: boolean,
+    family: { id: string; startedAt: Date } = { id: randomUUID(), startedAt: new Date() },
+  ): Promise<TokenPair> {
     const refreshToken = newSecret()
-    const ttl = remember ? REFRESH_TTL_REMEMBER_SECONDS : REFRESH_TTL_SESSION_SECONDS
     await repo.insertRefreshToken({
       userId,
-      familyId,
+      familyId: family.id,
       tokenHash: sha256(refreshToken),
       remember,
-      expiresAt: new Date(Date.now() + ttl * 1000),
+      familyStartedAt: family.startedAt,
+      expiresAt: loginDeadlines(remember, family.startedAt, new Date()).expiresAt,
     })
     return { token: await accessTokens.issue({ userId }), refreshToken }
   }
@@ -211,7 +232,8 @@ export function createAuthService({
 
     /**
      * Trades a refresh token for a new pair. A token presented twice (it was copied) revokes its
-     * whole family, so a thief and the victim are both signed out of that login.
+     * whole family, so a thief and the victim are both signed out of that login. A login unused
+     * for the idle span, or older than its lifetime, is refused: the person logs in again.
      */
     async refresh(refreshToken: string, ip: string): Promise<TokenPair> {
       await enforceLimit(kv, `refresh:ip:${ip}`, LIMITS.refreshPerIp)
@@ -222,13 +244,19 @@ export function createAuthService({
         securityEvent('refresh.reused', { ip, userId: stored.userId, familyId: stored.familyId })
         throw AppError.unauthorized('Invalid refresh token')
       }
-      if (stored.expiresAt.getTime() <= Date.now()) throw AppError.unauthorized('Expired refresh token')
+      const now = Date.now()
+      // `expiresAt` is the idle deadline set when this token was issued; the family's end is checked
+      // on its own too, so tokens issued under a longer lifetime stop at the current one.
+      const { endsAt } = loginDeadlines(stored.remember, stored.familyStartedAt, new Date(now))
+      if (stored.expiresAt.getTime() <= now || endsAt.getTime() <= now) {
+        throw AppError.unauthorized('Expired refresh token')
+      }
       if (!(await repo.consumeRefreshToken(stored.id))) {
         await repo.revokeFamily(stored.familyId)
         securityEvent('refresh.reused', { ip, userId: stored.userId, familyId: stored.familyId })
         throw AppError.unauthorized('Invalid refresh token')
       }
-      return issueTokens(stored.userId, stored.remember, stored.familyId)
+      return issueTokens(stored.userId, stored.remember, { id: stored.familyId, startedAt: stored.familyStartedAt })
     },
 
     /** Ends this login (its refresh token family). Unknown tokens are ignored: the result is the same. */
