@@ -143,6 +143,7 @@ export function createServices({ db, kv, config, log, securityEvent, listingCach
     }
   }
   jobs.register('account-mail', (job) => mailJob(() => auth.deliverAccountMail(job.payload)))
+  jobs.register('security-mail', (job) => mailJob(() => auth.deliverSecurityMail(job.payload)))
   jobs.register('mail', (job) => mailJob(() => mailer.send(job.payload)))
   jobs.register('chat-summary', (job) => chat.summariseMemory(job.payload, job.signal))
   jobs.register('monthly-award', async () => {

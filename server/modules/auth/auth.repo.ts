@@ -69,8 +69,43 @@ export function createAuthRepo(db: Db) {
         .where(eq(users.id, userId))
     },
 
-    async setPasswordHash(userId: string, passwordHash: string) {
-      await db.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, userId))
+    /**
+     * Uses a reset link and sets the new password in one transaction: the link is spent, the
+     * password set, the address counted as verified (following the link proves it), every login
+     * ended, and `andThen` run (the "password changed" mail's job), all or nothing. Returns the
+     * user's id, or null for an unknown, used, expired or other-purpose link.
+     */
+    async resetPassword(
+      tokenHash: string,
+      passwordHash: string,
+      andThen: (tx: JobExecutor, userId: string) => Promise<unknown>,
+    ): Promise<string | null> {
+      return db.transaction(async (tx) => {
+        const now = new Date()
+        const [token] = await tx
+          .update(emailTokens)
+          .set({ usedAt: now })
+          .where(
+            and(
+              eq(emailTokens.tokenHash, tokenHash),
+              eq(emailTokens.purpose, 'reset-password'),
+              isNull(emailTokens.usedAt),
+              sql`${emailTokens.expiresAt} > now()`,
+            ),
+          )
+          .returning({ userId: emailTokens.userId })
+        if (!token) return null
+        await tx
+          .update(users)
+          .set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())`, updatedAt: now })
+          .where(eq(users.id, token.userId))
+        await tx
+          .update(refreshTokens)
+          .set({ revokedAt: now })
+          .where(and(eq(refreshTokens.userId, token.userId), isNull(refreshTokens.revokedAt)))
+        await andThen(tx, token.userId)
+        return token.userId
+      })
     },
 
     async insertEmailToken(values: { userId: string; purpose: EmailTokenPurpose; tokenHash: string; expiresAt: Date }) {
@@ -128,13 +163,6 @@ export function createAuthRepo(db: Db) {
         .update(refreshTokens)
         .set({ revokedAt: new Date() })
         .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
-    },
-
-    async revokeAllOfUser(userId: string) {
-      await db
-        .update(refreshTokens)
-        .set({ revokedAt: new Date() })
-        .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
     },
   }
 }

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto'
 import { solveChallenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/sha'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
+import { jobs } from '#db/schema/jobs.ts'
 import { users } from '#db/schema/users.ts'
+import de from '#locales/de/email.json' with { type: 'json' }
+import en from '#locales/en/email.json' with { type: 'json' }
+import { formatMailDate } from '#server/modules/mail/account-mail.ts'
 import { linksIn, startSmtpServer } from '#tests/doubles/smtp.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
@@ -37,6 +41,11 @@ describe('accounts API', () => {
       ...fields,
     }
     return { body, res: await post('/api/register', body, ip ?? `198.51.100.${n % 250}`) }
+  }
+
+  async function userId(email: string) {
+    const [row] = await t.database.db.select({ id: users.id }).from(users).where(eq(users.email, email))
+    return row?.id
   }
 
   function tokenIn(text: string, page: string) {
@@ -379,6 +388,94 @@ describe('accounts API', () => {
     expect((await post('/api/refresh', { refreshToken: session.refreshToken })).statusCode).toBe(401)
     expect((await post('/api/login', { email: user.email, password: user.password })).statusCode).toBe(401)
     expect((await post('/api/login', { email: user.email, password: 'a brand new evening tide' })).statusCode).toBe(200)
+  })
+
+  it('tells the owner by mail, in their language, that their password was changed, with no link that logs in', async () => {
+    const id = unique()
+    const email = `ute-${id}@example.test`
+    const password = 'eine ruhige Nacht am Fluss'
+    await post('/api/register', {
+      username: `ute_${id}`,
+      email,
+      password,
+      turnstileToken: await humanToken(),
+      locale: 'de',
+    })
+    expect((await post(`/api/verify?token=${await verifyLinkFor(email)}`, {})).statusCode).toBe(200)
+    expect((await post('/api/forgot-password', { email })).statusCode).toBe(200)
+    const token = tokenIn((await smtp.waitForMail(email)).text, '/reset-password')
+    const newPassword = 'ein ganz neuer Abendwind'
+    const before = Date.now()
+    expect((await post('/api/reset-password', { token, password: newPassword })).statusCode).toBe(200)
+
+    const notice = await smtp.waitForMail(email)
+    expect(notice.subject).toBe(de.passwordChanged.subject)
+    expect(notice.text).toContain(de.passwordChanged.ifNotYou)
+    // When, in German, in UTC: the minute of the reset (or the next one, if it just turned).
+    const when = [before, before + 60_000].map((ms) => formatMailDate('de', new Date(ms)))
+    expect(
+      when.some((w) => notice.text.includes(w)),
+      `${notice.text} has one of ${when}`,
+    ).toBe(true)
+    // The only link is the German forgot-password page: nothing that logs in, no token, no secret.
+    expect(new Set(linksIn(notice.text))).toEqual(new Set(['https://taleweave.example/de/forgot-password']))
+    expect(new Set(linksIn(notice.html))).toEqual(new Set(['https://taleweave.example/de/forgot-password']))
+    for (const secret of [token, newPassword, password, 'token=', 'refresh']) expect(notice.raw).not.toContain(secret)
+    const [account] = await t.database.db.select().from(users).where(eq(users.email, email))
+    expect(notice.raw).not.toContain(account?.passwordHash ?? '$argon2')
+  })
+
+  it('sends no "password changed" mail when a reset is refused: expired, used or made-up links, weak passwords', async () => {
+    const user = await registeredAndVerified()
+    const notices = () =>
+      smtp.messages.filter((m) => m.to.includes(user.email.toLowerCase()) && m.subject === en.passwordChanged.subject)
+    const queued = async () =>
+      (
+        await t.database.db
+          .select({ id: jobs.id })
+          .from(jobs)
+          .where(
+            and(
+              eq(jobs.kind, 'security-mail'),
+              sql`${jobs.payload}->>'userId' = ${String((await userId(user.email)) ?? '')}`,
+            ),
+          )
+      ).length
+    const resetLink = async () => {
+      expect((await post('/api/forgot-password', { email: user.email })).statusCode).toBe(200)
+      return tokenIn((await smtp.waitForMail(user.email)).text, '/reset-password')
+    }
+
+    const expired = await resetLink()
+    await t.database.db
+      .update(emailTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(emailTokens.tokenHash, sha256(expired)))
+    expect(
+      (await post('/api/reset-password', { token: expired, password: 'a brand new evening tide' })).json().error,
+    ).toBe('INVALID_TOKEN')
+    expect(
+      (await post('/api/reset-password', { token: 'made-up', password: 'a brand new evening tide' })).json().error,
+    ).toBe('INVALID_TOKEN')
+    const fresh = await resetLink()
+    expect((await post('/api/reset-password', { token: fresh, password: 'password1' })).json().error).toBe(
+      'WEAK_PASSWORD',
+    )
+    expect(await queued()).toBe(0)
+    // Nothing changed: the old password still works.
+    expect((await post('/api/login', { email: user.email, password: user.password })).statusCode).toBe(200)
+
+    // The link that was refused for a weak password still works, once, and sends exactly one notice.
+    expect((await post('/api/reset-password', { token: fresh, password: 'a brand new evening tide' })).statusCode).toBe(
+      200,
+    )
+    expect(
+      (await post('/api/reset-password', { token: fresh, password: 'another new evening tide' })).json().error,
+    ).toBe('INVALID_TOKEN')
+    const notice = await smtp.waitForMail(user.email)
+    expect(notice.subject).toBe(en.passwordChanged.subject)
+    await expect.poll(queued).toBe(0)
+    expect(notices()).toHaveLength(1)
   })
 
   it('refuses expired links', async () => {

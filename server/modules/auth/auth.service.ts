@@ -20,7 +20,7 @@ import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { JobExecutor, JobPayloads, JobQueue } from '#server/modules/jobs/job-queue.ts'
-import { type AccountMailKind, renderAccountMail } from '#server/modules/mail/account-mail.ts'
+import { type AccountMailKind, renderAccountMail, renderSecurityMail } from '#server/modules/mail/account-mail.ts'
 import type { Mailer } from '#server/modules/mail/mailer.ts'
 import type { AccessTokens } from './access-token.ts'
 import type { AuthRepo } from './auth.repo.ts'
@@ -272,7 +272,11 @@ export function createAuthService({
       if (user) await queueAccountMail('reset-password', user, 'reset-password')
     },
 
-    /** Sets a new password from a reset link and signs the account out everywhere. */
+    /**
+     * Sets a new password from a reset link, signs the account out everywhere and tells its owner
+     * by mail (ASVS 2.2.3): the mail's job is written in the same transaction as the new password,
+     * so there is no change without its notice, and no notice for a refused link.
+     */
     async resetPassword(token: string, password: string, ip: string) {
       await enforceLimit(kv, `verify:ip:${ip}`, LIMITS.verifyPerIp)
       const problem = passwordProblem(password)
@@ -281,13 +285,15 @@ export function createAuthService({
           { path: 'password', message: problem, in: 'body' },
         ])
       }
-      const consumed = await repo.consumeEmailToken(sha256(token), 'reset-password')
-      if (!consumed) throw new AppError(400, 'INVALID_TOKEN', 'This link is invalid, expired or already used.')
-      await repo.setPasswordHash(consumed.userId, await hashPassword(password))
-      // Following the link proves the address too.
-      await repo.markEmailVerified(consumed.userId)
-      await repo.revokeAllOfUser(consumed.userId)
-      securityEvent('password.reset', { ip, userId: consumed.userId })
+      // Hashed before the transaction, so it does not hold the database during the slow hash.
+      const passwordHash = await hashPassword(password)
+      const changedAt = new Date()
+      const userId = await repo.resetPassword(sha256(token), passwordHash, (tx, id) =>
+        jobs.enqueue('security-mail', { userId: id, event: 'password-changed', at: changedAt.toISOString() }, {}, tx),
+      )
+      if (!userId) throw new AppError(400, 'INVALID_TOKEN', 'This link is invalid, expired or already used.')
+      jobs.kick()
+      securityEvent('password.reset', { ip, userId })
     },
 
     /**
@@ -332,6 +338,25 @@ export function createAuthService({
       if (!user) return
       if (job.purpose === 'verify-email' && user.emailVerifiedAt) return
       await sendAccountMail(job.kind, user, job.purpose)
+    },
+
+    /**
+     * The `security-mail` job: tells the owner what changed and when, and where to start if it was
+     * not them (the forgot-password page). No token and no link that logs in: a mail read by the
+     * wrong person must not open the account.
+     */
+    async deliverSecurityMail(job: JobPayloads['security-mail']) {
+      const user = await repo.findUserById(job.userId)
+      if (!user) return
+      const locale: Locale = isLocale(user.locale) ? user.locale : DEFAULT_LOCALE
+      await mailer.send({
+        to: user.email,
+        ...renderSecurityMail(job.event, locale, {
+          username: user.username,
+          at: new Date(job.at),
+          link: `${publicUrl}${localizePath(locale, '/forgot-password')}`,
+        }),
+      })
     },
 
     async userInfo(userId: string): Promise<UserInfo> {

@@ -10,6 +10,11 @@ export type JobPayloads = {
     kind: 'verify-email' | 'reset-password' | 'account-exists'
     purpose: 'verify-email' | 'reset-password'
   }
+  /**
+   * A security notice to the account's owner (their password was changed), with the moment it
+   * happened; nothing in it logs in.
+   */
+  'security-mail': { userId: string; event: 'password-changed'; at: string }
   /** A mail whose whole content is known (the contact form). Deleted once sent. */
   mail: MailMessage
   /** Fold the messages that left a chat's memory window into its memory note. */
@@ -29,6 +34,7 @@ type KindSettings = { maxAttempts: number; leaseMs: number }
 export const JOB_KINDS: Record<JobKind, KindSettings> = {
   // Retried for about a day: 10 s, 20 s, 40 s... capped at an hour.
   'account-mail': { maxAttempts: 16, leaseMs: 2 * MINUTE },
+  'security-mail': { maxAttempts: 16, leaseMs: 2 * MINUTE },
   mail: { maxAttempts: 16, leaseMs: 2 * MINUTE },
   'chat-summary': { maxAttempts: 4, leaseMs: 10 * MINUTE },
   'monthly-award': { maxAttempts: 6, leaseMs: 10 * MINUTE },

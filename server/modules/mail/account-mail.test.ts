@@ -1,6 +1,12 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { LOCALES } from '#contracts/locales.ts'
-import { type AccountMailKind, renderAccountMail } from '#server/modules/mail/account-mail.ts'
+import { LOCALES, type Locale } from '#contracts/locales.ts'
+import {
+  type AccountMailKind,
+  formatMailDate,
+  renderAccountMail,
+  renderSecurityMail,
+} from '#server/modules/mail/account-mail.ts'
 
 const KINDS: AccountMailKind[] = ['verify-email', 'reset-password', 'account-exists']
 const LINK = 'https://taleweave.test/reset-password?token=abc&lang=x'
@@ -68,5 +74,57 @@ describe('account mails', () => {
     expect(minutes(3, 'ru')).toContain('3 минуты')
     expect(minutes(30, 'ru')).toContain('30 минут')
     expect(minutes(5, 'ar')).toContain('5 دقائق')
+  })
+
+  describe('the "password changed" notice', () => {
+    const AT = new Date('2026-11-22T13:05:00Z')
+    const FORGOT = 'https://taleweave.test/fr/forgot-password'
+    const strings = (locale: Locale) =>
+      JSON.parse(readFileSync(new URL(`../../../locales/${locale}/email.json`, import.meta.url), 'utf8')) as {
+        common: Record<string, string>
+        passwordChanged: Record<string, string>
+      }
+
+    it.each(LOCALES)('in %s: subject, username, when, what to do, and one place to go', (locale) => {
+      const mail = renderSecurityMail('password-changed', locale, { username: 'Ada', at: AT, link: FORGOT })
+      const own = strings(locale)
+      expect(mail.subject).toBe(own.passwordChanged.subject)
+      expect(mail.subject).toContain('Taleweave')
+      const when = formatMailDate(locale, AT)
+      for (const body of [mail.text, mail.html]) {
+        expect(body).toContain('Ada')
+        expect(body).toContain(when)
+        expect(body).not.toMatch(/\{\{|\}\}/)
+      }
+      for (const key of ['ifYou', 'ifNotYou', 'action']) expect(mail.text).toContain(own.passwordChanged[key])
+      // Not a link mail: no expiry, and no "ignore this if you did not ask" (they should act).
+      expect(mail.text).not.toContain(own.common.ignore)
+      expect(mail.text).not.toContain(own.common.expiry_other?.split('{{')[0] ?? '@@')
+      // The only address is the forgot-password page, once as the button and once to copy.
+      expect(mail.text.match(/https?:\/\/\S+/g)).toEqual([FORGOT])
+      expect(mail.html.split(`href="${FORGOT}"`)).toHaveLength(3)
+      expect(`${mail.text}${mail.html}`).not.toMatch(/token/i)
+    })
+
+    it('writes the moment in the reader’s language and calendar, in UTC, and says so', () => {
+      const when = (locale: Locale) => formatMailDate(locale, AT)
+      expect(when('en')).toBe('November 22, 2026 at 1:05 PM UTC')
+      expect(when('de')).toBe('22. November 2026 um 13:05 UTC')
+      expect(when('ja')).toBe('2026年11月22日 13:05 UTC')
+      expect(when('ar')).toContain('نوفمبر')
+      // Thai dates count Buddhist Era years.
+      expect(when('th')).toContain('2569')
+      const text = renderSecurityMail('password-changed', 'ru', { username: 'a', at: AT, link: FORGOT }).text
+      expect(text).toContain('22 ноября 2026 г. в 13:05 UTC')
+    })
+
+    it('escapes the username in HTML and writes Arabic right to left', () => {
+      const username = '<img src=x onerror=alert(1)>'
+      const mail = renderSecurityMail('password-changed', 'ar', { username, at: AT, link: FORGOT })
+      expect(mail.html).not.toContain('<img')
+      expect(mail.html).toContain('&lt;img src=x onerror=alert(1)&gt;')
+      expect(mail.html).toMatch(/<html lang="ar" dir="rtl">/)
+      expect(mail.text).toContain(username)
+    })
   })
 })

@@ -76,34 +76,94 @@ function escapeHtml(text: string): string {
 
 export function renderAccountMail(kind: AccountMailKind, locale: Locale, values: AccountMailValues): RenderedMail {
   const keys = KEYS[kind]
-  const placeholders = {
-    username: values.username,
+  const fill = (template: string) =>
+    interpolate(template, {
+      username: values.username,
+      link: values.link,
+      minutes: new Intl.NumberFormat(LOCALE_TAGS[locale]).format(values.expiresInMinutes),
+    })
+  const t = (key: string) => fill(lookup(locale, key))
+  return compose(locale, {
+    subject: t(keys.subject),
+    greeting: t('common.greeting'),
+    paragraphs: [t(keys.intro), ...(keys.hint ? [t(keys.hint)] : [])],
+    action: t(keys.action),
     link: values.link,
-    minutes: new Intl.NumberFormat(LOCALE_TAGS[locale]).format(values.expiresInMinutes),
-  }
-  const subject = interpolate(lookup(locale, keys.subject), placeholders)
-  const greeting = lookup(locale, 'common.greeting')
-  const paragraphs = [lookup(locale, keys.intro), ...(keys.hint ? [lookup(locale, keys.hint)] : [])]
-  const action = lookup(locale, keys.action)
+    after: [fill(lookupPlural(locale, 'common.expiry', values.expiresInMinutes)), t('common.ignore')],
+    signature: t('common.signature'),
+  })
+}
+
+/** Security notices: something changed in the account (ASVS 2.2.3; docs/decisions/019-login-lifetime-and-security-mails.md). */
+export type SecurityMailEvent = 'password-changed'
+
+export type SecurityMailValues = {
+  username: string
+  /** When it happened. */
+  at: Date
+  /** Where to act if it was not them: a page to start from, never a link that logs in or holds a token. */
+  link: string
+}
+
+const SECURITY_KEYS: Record<SecurityMailEvent, { subject: string; paragraphs: string[]; action: string }> = {
+  'password-changed': {
+    subject: 'passwordChanged.subject',
+    paragraphs: ['passwordChanged.intro', 'passwordChanged.ifYou', 'passwordChanged.ifNotYou'],
+    action: 'passwordChanged.action',
+  },
+}
+
+/**
+ * The moment in the reader's language. We do not know their time zone, so it is written in UTC and
+ * says so.
+ */
+export function formatMailDate(locale: Locale, at: Date): string {
+  return new Intl.DateTimeFormat(LOCALE_TAGS[locale], {
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  }).format(at)
+}
+
+export function renderSecurityMail(event: SecurityMailEvent, locale: Locale, values: SecurityMailValues): RenderedMail {
+  const keys = SECURITY_KEYS[event]
+  const t = (key: string) =>
+    interpolate(lookup(locale, key), { username: values.username, date: formatMailDate(locale, values.at) })
+  return compose(locale, {
+    subject: t(keys.subject),
+    greeting: t('common.greeting'),
+    paragraphs: keys.paragraphs.map(t),
+    action: t(keys.action),
+    link: values.link,
+    after: [],
+    signature: t('common.signature'),
+  })
+}
+
+type MailParts = {
+  subject: string
+  greeting: string
+  paragraphs: string[]
+  action: string
+  link: string
+  /** Paragraphs after the button. */
+  after: string[]
+  signature: string
+}
+
+/** The text and HTML bodies every account mail shares: greeting, paragraphs, one button, signature. */
+function compose(locale: Locale, parts: MailParts): RenderedMail {
+  const { subject, greeting, paragraphs, action, link, after, signature } = parts
   const fallback = lookup(locale, 'common.buttonFallback')
-  const expiry = lookupPlural(locale, 'common.expiry', values.expiresInMinutes)
-  const ignore = lookup(locale, 'common.ignore')
-  const signature = lookup(locale, 'common.signature')
+  const text = [greeting, ...paragraphs, `${action}\n${link}`, ...after, `-- \n${signature}`].join('\n\n')
 
-  const t = (template: string) => interpolate(template, placeholders)
-  const text = [
-    t(greeting),
-    ...paragraphs.map(t),
-    `${t(action)}\n${values.link}`,
-    t(expiry),
-    t(ignore),
-    `-- \n${t(signature)}`,
-  ].join('\n\n')
-
-  // Escape the template first, then insert escaped values: neither can inject markup.
-  const safe = Object.fromEntries(Object.entries(placeholders).map(([k, v]) => [k, escapeHtml(v)]))
-  const h = (template: string) => interpolate(escapeHtml(template), safe)
-  const href = escapeHtml(values.link)
+  // Every text is escaped whole, the values in it included: nothing can inject markup.
+  const h = escapeHtml
+  const href = escapeHtml(link)
   const dir = directionOf(locale)
   const paragraph = 'margin:0 0 16px'
   const html = `<!doctype html>
@@ -111,7 +171,7 @@ export function renderAccountMail(kind: AccountMailKind, locale: Locale, values:
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(subject)}</title>
+<title>${h(subject)}</title>
 </head>
 <body style="margin:0;padding:0;background-color:#f4f2f7">
 <div dir="${dir}" style="max-width:560px;margin:0 auto;padding:32px 16px;font-family:-apple-system,'Segoe UI',Roboto,'Noto Sans',Arial,sans-serif;font-size:16px;line-height:1.6;color:#1f1b2d;text-align:${dir === 'rtl' ? 'right' : 'left'}">
@@ -121,9 +181,7 @@ export function renderAccountMail(kind: AccountMailKind, locale: Locale, values:
 ${paragraphs.map((p) => `<p style="${paragraph}">${h(p)}</p>`).join('\n')}
 <p style="margin:32px 0;text-align:center"><a href="${href}" style="display:inline-block;padding:14px 28px;border-radius:8px;background-color:#6d28d9;color:#ffffff;font-weight:600;text-decoration:none">${h(action)}</a></p>
 <p style="margin:0 0 24px;font-size:14px;color:#4b4660">${h(fallback)}<br><a href="${href}" style="color:#6d28d9;word-break:break-all">${href}</a></p>
-<p style="${paragraph}">${h(expiry)}</p>
-<p style="${paragraph}">${h(ignore)}</p>
-<p style="margin:0">${h(signature)}</p>
+${after.map((p) => `<p style="${paragraph}">${h(p)}</p>\n`).join('')}<p style="margin:0">${h(signature)}</p>
 </div>
 </div>
 </body>
