@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
+import { withPreparedStatements } from './pglite-statements.ts'
 import * as schema from './schema/index.ts'
 
 export type Schema = typeof schema
@@ -141,7 +142,8 @@ function openPglite(dataDir: string): DatabaseHandle {
   const location = inMemory ? dataDir : path.resolve(dataDir, 'pglite')
   if (!inMemory) mkdirSync(location, { recursive: true })
   const client = new PGlite(location)
-  const db = drizzlePglite(client, { schema }) as unknown as Db
+  // Drizzle's queries go through named statements PGlite keeps (ADR 020); migrations do not.
+  const db = drizzlePglite({ client: withPreparedStatements(client) as unknown as PGlite, schema }) as unknown as Db
   return {
     db,
     kind: 'pglite',
