@@ -1,14 +1,15 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { paymentEvents, subscriptions } from '#db/schema/payments.ts'
-import { type StripeApiDouble, startStripeApi } from '#tests/doubles/stripe-api.ts'
+import type { StripeApiDouble } from '#tests/doubles/stripe-api.ts'
+import { type StripeDelivery, type StripeTestApp, startStripeTestApp } from '#tests/helpers/stripe-app.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
 // Cancelling a plan (stop the renewal, keep it until the period ends) and undoing that:
 // docs/decisions/016-cancel-plan.md.
 
 type Session = Awaited<ReturnType<TestApp['login']>>
-type Delivery = { payload: string; signature: string }
+type Delivery = StripeDelivery
 const PLUS_DIAMONDS = 1000
 
 const subscriptionOf = async (t: TestApp, userId: string) =>
@@ -22,46 +23,23 @@ const deleteAccount = (t: TestApp, session: Session) =>
   t.injectWithLogin({ method: 'POST', url: '/api/account/delete', payload: { email: session.user.email } }, session)
 
 describe('cancelling a card plan at Stripe', () => {
+  let app: StripeTestApp
   let t: TestApp
   let stripe: StripeApiDouble
-  const keys = { secretKey: 'sk_test_cancel', webhookSecret: 'whsec_test_cancel' }
   beforeAll(async () => {
-    stripe = await startStripeApi(keys)
-    t = await buildTestApp({
-      env: {
-        STRIPE_SECRET_KEY: keys.secretKey,
-        STRIPE_WEBHOOK_SECRET: keys.webhookSecret,
-        STRIPE_API_URL: stripe.url,
-        PAYMENTS_SANDBOX: 'false',
-      },
-    })
+    app = await startStripeTestApp('cancel')
+    ;({ t, stripe } = app)
   })
-  afterAll(async () => {
-    await t.close()
-    await stripe.close()
-  })
+  afterAll(() => app.close())
 
-  const deliver = (delivery: Delivery) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks/stripe',
-      headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature },
-      payload: delivery.payload,
-    })
+  const deliver = (delivery: Delivery) => app.deliver(delivery)
   const eventId = (delivery: Delivery) => JSON.parse(delivery.payload).id as string
   const subscriptionRequests = (subscriptionId: string) =>
     stripe.requests.filter((r) => r.path === `/v1/subscriptions/${subscriptionId}`)
 
   /** Buys the monthly Plus plan by card and pays it at Stripe. */
   async function buyPlan(session: Session) {
-    const res = await t.injectWithLogin(
-      { method: 'POST', url: '/api/subscription', payload: { paymentType: 'card', planId: 'plus' } },
-      session,
-    )
-    expect(res.statusCode).toBe(200)
-    const { orderId } = res.json().data
-    const checkoutSession = [...stripe.sessions.values()].find((s) => s.client_reference_id === orderId)
-    if (!checkoutSession) throw new Error('no Checkout Session')
+    const { orderId, checkoutSession } = await app.checkout(session)
     const { subscriptionId, completed, invoicePaid } = stripe.paidCheckout(checkoutSession)
     for (const delivery of [completed, invoicePaid]) expect((await deliver(delivery)).statusCode).toBe(200)
     expect(await current(t, session)).toMatchObject({ planId: 'plus', renews: true, cancelAtPeriodEnd: false })

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { diamondLedger } from '#db/schema/diamonds.ts'
 import { orders, subscriptions } from '#db/schema/payments.ts'
 import { type BtcpayDouble, startBtcpay } from '#tests/doubles/btcpay.ts'
-import { type StripeApiDouble, startStripeApi } from '#tests/doubles/stripe-api.ts'
+import type { StripeApiDouble } from '#tests/doubles/stripe-api.ts'
+import { type StripeDelivery, type StripeTestApp, startStripeTestApp } from '#tests/helpers/stripe-app.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
 type Session = Awaited<ReturnType<TestApp['login']>>
@@ -131,44 +132,20 @@ describe('payments in the sandbox (no provider keys, outside production)', () =>
 })
 
 describe('card subscriptions through Stripe', () => {
+  let app: StripeTestApp
   let t: TestApp
   let stripe: StripeApiDouble
-  const keys = { secretKey: 'sk_test_payments', webhookSecret: 'whsec_test_payments' }
   beforeAll(async () => {
-    stripe = await startStripeApi(keys)
-    t = await buildTestApp({
-      env: {
-        STRIPE_SECRET_KEY: keys.secretKey,
-        STRIPE_WEBHOOK_SECRET: keys.webhookSecret,
-        STRIPE_API_URL: stripe.url,
-        PAYMENTS_SANDBOX: 'false',
-      },
-    })
+    app = await startStripeTestApp('payments')
+    ;({ t, stripe } = app)
   })
-  afterAll(async () => {
-    await t.close()
-    await stripe.close()
-  })
+  afterAll(() => app.close())
 
-  const deliver = (delivery: { payload: string; signature: string }) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks/stripe',
-      headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature },
-      payload: delivery.payload,
-    })
-
+  const deliver = (delivery: StripeDelivery) => app.deliver(delivery)
   async function checkout(session: Session, billingCycle: 'monthly' | 'yearly') {
-    const res = await t.injectWithLogin(
-      { method: 'POST', url: '/api/subscription', payload: { paymentType: 'card', planId: 'plus', billingCycle } },
-      session,
-    )
-    expect(res.statusCode).toBe(200)
-    const { orderId, paymentUrl } = res.json().data
-    const checkoutSession = [...stripe.sessions.values()].find((s) => s.client_reference_id === orderId)
-    expect(checkoutSession).toBeDefined()
-    expect(paymentUrl).toBe(checkoutSession?.url)
-    return { orderId, checkoutSession: checkoutSession as Record<string, unknown> & { id: string } }
+    const { orderId, paymentUrl, checkoutSession } = await app.checkout(session, billingCycle)
+    expect(paymentUrl).toBe(checkoutSession.url)
+    return { orderId, checkoutSession }
   }
 
   it('creates a Checkout Session in subscription mode with the plan’s price, cycle and order', async () => {
