@@ -129,6 +129,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     kv: options.kv,
     config,
     log: (info, msg) => app.log.info(info, msg),
+    warn: (info, msg) => app.log.warn(info, msg),
     securityEvent: (event, info) => app.log.warn({ ...info, event }, 'security event'),
     listingCache: options.listingCache,
     jobQueue: options.jobQueue,

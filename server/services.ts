@@ -39,6 +39,8 @@ export type ServiceDeps = {
   kv: KeyValueStore
   config: Config
   log: (info: Record<string, unknown>, msg: string) => void
+  /** Warnings an operator should see (jobs given up for good); default: `log`. */
+  warn?: (info: Record<string, unknown>, msg: string) => void
   /** Security events (failed logins, reused refresh tokens...), at warning level. */
   securityEvent?: (event: string, info: Record<string, unknown>) => void
   listingCache?: ListingCacheOptions | undefined
@@ -47,8 +49,8 @@ export type ServiceDeps = {
 }
 
 /** Every module's service, built once per app. Routes and page loaders both use these. */
-export function createServices({ db, kv, config, log, securityEvent, listingCache, jobQueue }: ServiceDeps) {
-  const jobs = createJobQueue(db, { log, ...jobQueue })
+export function createServices({ db, kv, config, log, warn, securityEvent, listingCache, jobQueue }: ServiceDeps) {
+  const jobs = createJobQueue(db, { log, warn, ...jobQueue })
   const images = createImagesService(createImagesRepo(db))
   const catalogue = createCatalogueService(createCatalogueRepo(db), kv, listingCache)
   const characters = createCharactersService({ repo: createCharactersRepo(db), images, catalogue })

@@ -109,8 +109,14 @@ describe('job queue', () => {
     expect(row?.failedAt).toBeNull()
   })
 
-  it('gives up at once on a permanent failure', async () => {
-    const queue = createJobQueue(database.db, { log: quiet, retryDelayMs: () => 0 })
+  it('gives up at once on a permanent failure, and says so as a warning', async () => {
+    const logged: string[] = []
+    const warned: string[] = []
+    const queue = createJobQueue(database.db, {
+      log: (_info, msg) => logged.push(msg),
+      warn: (_info, msg) => warned.push(msg),
+      retryDelayMs: () => 0,
+    })
     let runs = 0
     queue.register('mail', async () => {
       runs++
@@ -121,6 +127,8 @@ describe('job queue', () => {
     await queue.drain()
     expect(runs).toBe(1)
     expect((await rows())[0]?.failedAt).toBeInstanceOf(Date)
+    expect(warned).toEqual(['job failed for good'])
+    expect(logged).not.toContain('job failed for good')
   })
 
   it('writes a job only when the transaction that wrote it commits', async () => {

@@ -44,6 +44,8 @@ export { insertJob, type JobExecutor }
 
 export type JobQueueOptions = {
   log: (info: Record<string, unknown>, msg: string) => void
+  /** For what an operator should look at: a job given up for good, a state that could not be saved (default: `log`). */
+  warn?: (info: Record<string, unknown>, msg: string) => void
   /** How often an idle worker looks for due jobs (default 1 s). */
   pollMs?: number
   /** Jobs one worker runs at the same time (default 4). */
@@ -58,6 +60,7 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
   const pollMs = options.pollMs ?? 1_000
   const concurrency = options.concurrency ?? 4
   const delayOf = options.retryDelayMs ?? retryDelayMs
+  const warn = options.warn ?? options.log
   const handlers = new Map<JobKind, JobHandler<JobKind>>()
   const running = new Set<Promise<void>>()
   const shutdown = new AbortController()
@@ -88,7 +91,7 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
     const permanent = error instanceof PermanentJobError
     if (permanent || row.attempts >= row.max_attempts) {
       await repo.giveUp(id, row.attempts, message)
-      options.log({ jobId: id, kind: row.kind, attempts: row.attempts, err: error }, 'job failed for good')
+      warn({ jobId: id, kind: row.kind, attempts: row.attempts, err: error }, 'job failed for good')
       return
     }
     const delay = Math.max(0, Math.round(delayOf(row.attempts)))
@@ -118,7 +121,7 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
       await finish(row, failure)
     } catch (error) {
       // The database went away: the lease expires and the job runs again.
-      options.log({ jobId: Number(row.id), kind: row.kind, err: error }, 'job state could not be saved')
+      warn({ jobId: Number(row.id), kind: row.kind, err: error }, 'job state could not be saved')
     }
   }
 
