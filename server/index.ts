@@ -61,15 +61,18 @@ async function main() {
     const seeded = await seedDemo(database.db, app.services)
     app.log.info({ seeded }, 'demo content ready')
   }
-  // Monthly diamonds: a job queued at start and every hour, keyed by the hour, so several instances
-  // queue one between them; the award itself is idempotent per user and month (ADR 017).
-  const queueAward = () => {
+  // Monthly diamonds and the deletion of expired sign-in tokens and links: jobs queued at start and
+  // every hour, keyed by the hour, so several instances queue one of each between them; both are
+  // idempotent (ADR 017).
+  const queueHourly = () => {
     const hour = new Date().toISOString().slice(0, 13)
-    app.services.jobs
-      .enqueue('monthly-award', {}, { key: `monthly-award:${hour}` })
-      .catch((err: unknown) => app.log.error({ err }, 'monthly award could not be queued'))
+    for (const kind of ['monthly-award', 'expired-tokens'] as const) {
+      app.services.jobs
+        .enqueue(kind, {}, { key: `${kind}:${hour}` })
+        .catch((err: unknown) => app.log.error({ err, kind }, 'hourly job could not be queued'))
+    }
   }
-  const awardTimer = setInterval(queueAward, 60 * 60_000)
+  const awardTimer = setInterval(queueHourly, 60 * 60_000)
   awardTimer.unref()
   app.addHook('onClose', async () => clearInterval(awardTimer))
   if (database.kind === 'pglite') {
@@ -107,7 +110,7 @@ async function main() {
   process.once('SIGINT', () => shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
-  queueAward()
+  queueHourly()
   app.log.info({ url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env }, 'ready')
 }
 

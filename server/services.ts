@@ -148,6 +148,10 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
   jobs.register('security-mail', (job) => mailJob(() => auth.deliverSecurityMail(job.payload)))
   jobs.register('mail', (job) => mailJob(() => mailer.send(job.payload)))
   jobs.register('chat-summary', (job) => chat.summariseMemory(job.payload, job.signal))
+  jobs.register('expired-tokens', async () => {
+    const deleted = await auth.deleteSpentTokens()
+    if (deleted.refreshTokens + deleted.emailTokens > 0) log(deleted, 'expired sign-in tokens and links deleted')
+  })
   jobs.register('monthly-award', async () => {
     const result = await diamonds.awardMonthly()
     if (result.awarded > 0) log(result, 'monthly diamonds awarded')

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { users } from '#db/schema/users.ts'
@@ -163,6 +163,23 @@ export function createAuthRepo(db: Db) {
         .update(refreshTokens)
         .set({ revokedAt: new Date() })
         .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
+    },
+
+    /**
+     * Deletes what no longer lets anyone in: sign-in tokens that expired or whose login ended
+     * (logout, reuse, reset), and e-mail links used or expired. A used token of a live login stays
+     * until it expires, so presenting it again is still caught as reuse.
+     */
+    async deleteSpentTokens(): Promise<{ refreshTokens: number; emailTokens: number }> {
+      const refresh = await db
+        .delete(refreshTokens)
+        .where(or(lt(refreshTokens.expiresAt, sql`now()`), isNotNull(refreshTokens.revokedAt)))
+        .returning({ id: refreshTokens.id })
+      const links = await db
+        .delete(emailTokens)
+        .where(or(lt(emailTokens.expiresAt, sql`now()`), isNotNull(emailTokens.usedAt)))
+        .returning({ id: emailTokens.id })
+      return { refreshTokens: refresh.length, emailTokens: links.length }
     },
   }
 }

@@ -259,6 +259,11 @@ export function createAuthService({
       return issueTokens(stored.userId, stored.remember, { id: stored.familyId, startedAt: stored.familyStartedAt })
     },
 
+    /** The hourly `expired-tokens` job: the privacy policy keeps sign-in tokens and links only until they expire. */
+    async deleteSpentTokens() {
+      return repo.deleteSpentTokens()
+    },
+
     /** Ends this login (its refresh token family). Unknown tokens are ignored: the result is the same. */
     async logout(refreshToken: string) {
       const stored = await repo.findRefreshToken(sha256(refreshToken))

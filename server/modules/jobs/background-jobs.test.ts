@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import { and, eq, like } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { diamondLedger } from '#db/schema/diamonds.ts'
 import { jobs } from '#db/schema/jobs.ts'
 import { users } from '#db/schema/users.ts'
@@ -126,6 +128,51 @@ describe('background jobs', () => {
     expect(to).toContain(waiting.email)
     expect(to).not.toContain(gone.email)
     expect(to).not.toContain(verified.email)
+  })
+
+  it('the hourly job deletes sign-in tokens and e-mail links that expired or were used up, and nothing live', async () => {
+    const { user } = await t.login()
+    const hour = 3_600_000
+    const now = Date.now()
+    const token = (name: string, values: { expiresInMs: number; usedAt?: Date; revokedAt?: Date }) => ({
+      userId: user.id,
+      familyId: randomUUID(),
+      tokenHash: `hash-${name}`,
+      familyStartedAt: new Date(now - hour),
+      expiresAt: new Date(now + values.expiresInMs),
+      usedAt: values.usedAt ?? null,
+      revokedAt: values.revokedAt ?? null,
+    })
+    await t.database.db.insert(refreshTokens).values([
+      token('live', { expiresInMs: hour }),
+      // Rotated but not yet expired: kept, so presenting it again is caught as reuse.
+      token('rotated', { expiresInMs: hour, usedAt: new Date() }),
+      token('expired', { expiresInMs: -1000 }),
+      token('logged-out', { expiresInMs: hour, revokedAt: new Date() }),
+    ])
+    const link = (name: string, expiresInMs: number, usedAt: Date | null = null) => ({
+      userId: user.id,
+      purpose: 'verify-email' as const,
+      tokenHash: `link-${name}`,
+      expiresAt: new Date(now + expiresInMs),
+      usedAt,
+    })
+    await t.database.db
+      .insert(emailTokens)
+      .values([link('live', hour), link('expired', -1000), link('used', hour, new Date())])
+
+    await t.app.services.jobs.enqueue('expired-tokens', {}, { key: 'expired-tokens:2026-11-22T10' })
+    await expect.poll(leftOver).toEqual([])
+    const refreshLeft = await t.database.db
+      .select({ hash: refreshTokens.tokenHash })
+      .from(refreshTokens)
+      .where(eq(refreshTokens.userId, user.id))
+    expect(refreshLeft.map((row) => row.hash).sort()).toEqual(['hash-live', 'hash-rotated'])
+    const linksLeft = await t.database.db
+      .select({ hash: emailTokens.tokenHash })
+      .from(emailTokens)
+      .where(eq(emailTokens.userId, user.id))
+    expect(linksLeft.map((row) => row.hash)).toEqual(['link-live'])
   })
 
   it('counts waiting and failed jobs per kind in the Prometheus metrics', async () => {

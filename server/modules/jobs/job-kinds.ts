@@ -21,6 +21,8 @@ export type JobPayloads = {
   'chat-summary': { sessionId: string; userId: string; keptFromId: number }
   /** The monthly diamonds of every account whose month has not been credited yet. */
   'monthly-award': Record<string, never>
+  /** Deletes sign-in tokens and e-mail links that expired or were used up (hourly). */
+  'expired-tokens': Record<string, never>
 }
 
 export type JobKind = keyof JobPayloads
@@ -38,6 +40,7 @@ export const JOB_KINDS: Record<JobKind, KindSettings> = {
   mail: { maxAttempts: 16, leaseMs: 2 * MINUTE },
   'chat-summary': { maxAttempts: 4, leaseMs: 10 * MINUTE },
   'monthly-award': { maxAttempts: 6, leaseMs: 10 * MINUTE },
+  'expired-tokens': { maxAttempts: 3, leaseMs: 10 * MINUTE },
 }
 
 export type EnqueueOptions = {
