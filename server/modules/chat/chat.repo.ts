@@ -29,7 +29,12 @@ export type ReplyToStore = {
 
 /** A message row as JSON with the keys of `ChatMessageRow` (`messageFromJson` reads it back). */
 const messageJson = (row: SQL) =>
-  sql`json_build_object('id', ${row}.id, 'sessionId', ${row}.session_id, 'author', ${row}.author, 'content', ${row}.content, 'tokens', ${row}.tokens, 'status', ${row}.status, 'modelId', ${row}.model_id, 'diamondsSpent', ${row}.diamonds_spent, 'swipeId', ${row}.swipe_id, 'swipeIndex', ${row}.swipe_index, 'swipeCount', ${row}.swipe_count, 'requestId', ${row}.request_id, 'createdAt', ${row}.created_at, 'editedAt', ${row}.edited_at)`
+  sql`json_build_object(
+    'id', ${row}.id, 'sessionId', ${row}.session_id, 'author', ${row}.author,
+    'content', ${row}.content, 'tokens', ${row}.tokens, 'status', ${row}.status,
+    'modelId', ${row}.model_id, 'diamondsSpent', ${row}.diamonds_spent,
+    'swipeId', ${row}.swipe_id, 'swipeIndex', ${row}.swipe_index, 'swipeCount', ${row}.swipe_count,
+    'requestId', ${row}.request_id, 'createdAt', ${row}.created_at, 'editedAt', ${row}.edited_at)`
 
 type MessageJson = Omit<ChatMessageRow, 'id' | 'swipeId' | 'createdAt' | 'editedAt'> & {
   id: number | string
@@ -104,9 +109,9 @@ export function createChatRepo(db: Db) {
       username: users.username,
       // The paid plan the user holds now (the rule of payments' currentSubscription), read here to
       // save the model call one more query; null means the free plan.
-      paidPlanId: sql<
-        string | null
-      >`(select ${subscriptions.planId} from ${subscriptions} where ${subscriptions.userId} = ${chatSessions.userId} and ${subscriptions.currentPeriodEnd} > now())`,
+      paidPlanId: sql<string | null>`(
+        select ${subscriptions.planId} from ${subscriptions}
+        where ${subscriptions.userId} = ${chatSessions.userId} and ${subscriptions.currentPeriodEnd} > now())`,
     }
   }
   const findSessionQuery = db
@@ -121,14 +126,24 @@ export function createChatRepo(db: Db) {
   // connection): the session as above, the id of an earlier message with this request id (a repeat),
   // and the newest messages for the prompt as one JSON text ([id, author, content, tokens], newest
   // first), which both drivers hand over as a string instead of parsing a page of rows field by field.
-  const recentJson = sql<string>`(select coalesce(json_agg(json_build_array(h.id, h.author, h.content, h.tokens) order by h.id desc), '[]')::text from (select ${chatMessages.id} as id, ${chatMessages.author} as author, ${chatMessages.content} as content, ${chatMessages.tokens} as tokens from ${chatMessages} where ${chatMessages.sessionId} = ${chatSessions.id} order by ${newestFirst} limit ${sql.placeholder('limit')}) h)`
+  const recentJson = sql<string>`(
+    select coalesce(json_agg(json_build_array(h.id, h.author, h.content, h.tokens) order by h.id desc), '[]')::text
+    from (
+      select ${chatMessages.id} as id, ${chatMessages.author} as author,
+             ${chatMessages.content} as content, ${chatMessages.tokens} as tokens
+      from ${chatMessages}
+      where ${chatMessages.sessionId} = ${chatSessions.id}
+      order by ${newestFirst}
+      limit ${sql.placeholder('limit')}
+    ) h)`
   const sendContextQuery = db
     .select({
       ...findSessionQueryFields(),
-      earlierId: sql<
-        number | null
-      >`(select ${chatMessages.id} from ${chatMessages} where ${chatMessages.sessionId} = ${chatSessions.id} and ${chatMessages.requestId} = ${sql.placeholder('requestId')})`.mapWith(
-        (value: unknown) => (value === null ? null : Number(value)),
+      earlierId: sql<number | null>`(
+        select ${chatMessages.id} from ${chatMessages}
+        where ${chatMessages.sessionId} = ${chatSessions.id}
+          and ${chatMessages.requestId} = ${sql.placeholder('requestId')})`.mapWith((value: unknown) =>
+        value === null ? null : Number(value),
       ),
       recent: recentJson,
     })
@@ -143,19 +158,32 @@ export function createChatRepo(db: Db) {
   // is not premium; the same statement reads the session and the newest messages (as they were
   // before the insert) and moves the session up the user's list.
   const effectiveModel = (modelId: SQL) =>
-    sql`coalesce(${sql.placeholder('chatModelId')}::text, case when ${sql.placeholder('offeredModelIds')}::jsonb ? ${modelId} then ${modelId} else ${sql.placeholder('defaultModelId')}::text end)`
+    sql`coalesce(
+      ${sql.placeholder('chatModelId')}::text,
+      case when ${sql.placeholder('offeredModelIds')}::jsonb ? ${modelId} then ${modelId}
+           else ${sql.placeholder('defaultModelId')}::text end)`
   const sendFreeQuery = db
     .with(
-      db
-        .$with('ins', { id: chatMessages.id })
-        .as(
-          sql`insert into ${chatMessages} (session_id, author, content, tokens, request_id) select s.id, 'user', ${sql.placeholder('content')}::text, ${sql.placeholder('tokens')}::int, ${sql.placeholder('requestId')}::text from ${chatSessions} s join ${roles} r on r.id = s.role_id where s.id = ${sql.placeholder('sessionId')}::uuid and s.user_id = ${sql.placeholder('userId')}::uuid and not (${sql.placeholder('premiumModelIds')}::jsonb ? ${effectiveModel(sql`s.model_id`)}) on conflict do nothing returning *`,
-        ),
-      db
-        .$with('touch', { id: chatSessions.id })
-        .as(
-          sql`update ${chatSessions} set last_message_preview = left(${sql.placeholder('content')}::text, ${PREVIEW_LENGTH}), updated_at = now(), model_id = ${effectiveModel(sql`${chatSessions.modelId}`)} where id = (select session_id from ins) returning id`,
-        ),
+      db.$with('ins', { id: chatMessages.id }).as(
+        sql`insert into ${chatMessages} (session_id, author, content, tokens, request_id)
+          select s.id, 'user', ${sql.placeholder('content')}::text, ${sql.placeholder('tokens')}::int,
+                 ${sql.placeholder('requestId')}::text
+          from ${chatSessions} s
+          join ${roles} r on r.id = s.role_id
+          where s.id = ${sql.placeholder('sessionId')}::uuid
+            and s.user_id = ${sql.placeholder('userId')}::uuid
+            and not (${sql.placeholder('premiumModelIds')}::jsonb ? ${effectiveModel(sql`s.model_id`)})
+          on conflict do nothing
+          returning *`,
+      ),
+      db.$with('touch', { id: chatSessions.id }).as(
+        sql`update ${chatSessions}
+          set last_message_preview = left(${sql.placeholder('content')}::text, ${PREVIEW_LENGTH}),
+              updated_at = now(),
+              model_id = ${effectiveModel(sql`${chatSessions.modelId}`)}
+          where id = (select session_id from ins)
+          returning id`,
+      ),
     )
     .select({
       ...findSessionQueryFields(),
@@ -176,7 +204,14 @@ export function createChatRepo(db: Db) {
         total: sql<number>`(select count(*) from ${chatMessages} c where c.session_id = "chat_sessions"."id")`.mapWith(
           Number,
         ),
-        page: sql<string>`(select coalesce(json_agg(${messageJson(sql`m`)} order by m.id desc), '[]')::text from (select * from ${chatMessages} c where c.session_id = "chat_sessions"."id"${before ? sql` and c.id < ${sql.placeholder('before')}` : sql``} order by c.id desc nulls last limit ${sql.placeholder('limit')}) m)`,
+        page: sql<string>`(
+          select coalesce(json_agg(${messageJson(sql`m`)} order by m.id desc), '[]')::text
+          from (
+            select * from ${chatMessages} c
+            where c.session_id = "chat_sessions"."id"${before ? sql` and c.id < ${sql.placeholder('before')}` : sql``}
+            order by c.id desc nulls last
+            limit ${sql.placeholder('limit')}
+          ) m)`,
       })
       .from(chatSessions)
       .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
@@ -202,11 +237,14 @@ export function createChatRepo(db: Db) {
   // One statement, the session's preview riding along as a CTE: no transaction round trips.
   const insertUserMessageQuery = db
     .with(
-      db
-        .$with('touch', { id: chatSessions.id })
-        .as(
-          sql`update ${chatSessions} set last_message_preview = left(${sql.placeholder('content')}, ${PREVIEW_LENGTH}), updated_at = now(), model_id = ${sql.placeholder('modelId')} where id = ${sql.placeholder('sessionId')} returning id`,
-        ),
+      db.$with('touch', { id: chatSessions.id }).as(
+        sql`update ${chatSessions}
+          set last_message_preview = left(${sql.placeholder('content')}, ${PREVIEW_LENGTH}),
+              updated_at = now(),
+              model_id = ${sql.placeholder('modelId')}
+          where id = ${sql.placeholder('sessionId')}
+          returning id`,
+      ),
     )
     .insert(chatMessages)
     .values({
@@ -226,21 +264,27 @@ export function createChatRepo(db: Db) {
   const ph = (name: keyof ReplyToStore) => sql.placeholder(name)
   const storeNewReplyQuery = db
     .with(
-      db
-        .$with('ids', { id: chatMessages.id })
-        .as(
-          sql`select nextval(pg_get_serial_sequence('chat_messages', 'id')) as message_id, nextval(pg_get_serial_sequence('chat_swipes', 'id')) as swipe_id`,
-        ),
-      db
-        .$with('swipe', { id: chatSwipes.id })
-        .as(
-          sql`insert into ${chatSwipes} (id, message_id, content, tokens, status, model_id, diamonds_spent, request_id) overriding system value select swipe_id, message_id, ${ph('content')}::text, ${ph('tokens')}::int, ${ph('status')}::text, ${ph('modelId')}::text, ${ph('diamondsSpent')}::int, ${ph('requestId')}::text from ids returning id`,
-        ),
-      db
-        .$with('touch', { id: chatSessions.id })
-        .as(
-          sql`update ${chatSessions} set last_message_preview = left(${ph('content')}::text, ${PREVIEW_LENGTH}), updated_at = now(), model_id = ${ph('modelId')}::text where id = ${ph('sessionId')}::uuid returning id`,
-        ),
+      db.$with('ids', { id: chatMessages.id }).as(
+        sql`select nextval(pg_get_serial_sequence('chat_messages', 'id')) as message_id,
+          nextval(pg_get_serial_sequence('chat_swipes', 'id')) as swipe_id`,
+      ),
+      db.$with('swipe', { id: chatSwipes.id }).as(
+        sql`insert into ${chatSwipes}
+            (id, message_id, content, tokens, status, model_id, diamonds_spent, request_id)
+          overriding system value
+          select swipe_id, message_id, ${ph('content')}::text, ${ph('tokens')}::int, ${ph('status')}::text,
+                 ${ph('modelId')}::text, ${ph('diamondsSpent')}::int, ${ph('requestId')}::text
+          from ids
+          returning id`,
+      ),
+      db.$with('touch', { id: chatSessions.id }).as(
+        sql`update ${chatSessions}
+          set last_message_preview = left(${ph('content')}::text, ${PREVIEW_LENGTH}),
+              updated_at = now(),
+              model_id = ${ph('modelId')}::text
+          where id = ${ph('sessionId')}::uuid
+          returning id`,
+      ),
     )
     .insert(chatMessages)
     .overridingSystemValue()
