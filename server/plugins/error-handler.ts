@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import type { ErrorCode, ErrorEnvelope } from '#contracts/api.ts'
@@ -23,12 +23,47 @@ export function errorEnvelope(status: number, error: ErrorCode, message: string,
     : { code: status, success: false, error, message, details }
 }
 
+/**
+ * The ids a refused request named (path parameters, and `...Id` fields of its query and body),
+ * for the `access.refused` security event: enough to see one account probing others' chats,
+ * characters or orders. Ids only, never other values.
+ */
+function requestedIds(request: FastifyRequest): Record<string, string> {
+  const ids: Record<string, string> = {}
+  const sources = [request.params, request.query, request.body]
+  for (const source of sources) {
+    if (!source || typeof source !== 'object' || Array.isArray(source)) continue
+    for (const [key, value] of Object.entries(source)) {
+      const isId = source === request.params || /^(id|[a-z]+Id)$/.test(key)
+      if (!isId || (typeof value !== 'string' && typeof value !== 'number')) continue
+      const text = String(value)
+      if (text.length <= 64 && Object.keys(ids).length < 5) ids[key] = text
+    }
+  }
+  return ids
+}
+
 /** One error handler for the whole app: every failure leaves as the error envelope. */
 export default fp(
   async function errorHandler(app: FastifyInstance) {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof AppError) {
         if (error.status >= 500) request.log.error({ err: error }, error.message)
+        // ASVS 7.2.2: a signed-in user refused a resource (not theirs, gated, or not there — the
+        // answer does not say which, so neither does the event) is a security event.
+        if ((error.status === 403 || error.status === 404) && request.userId) {
+          request.log.warn(
+            {
+              event: 'access.refused',
+              userId: request.userId,
+              route: `${request.method} ${request.routeOptions.url ?? ''}`,
+              status: error.status,
+              code: error.code,
+              ids: requestedIds(request),
+            },
+            'security event',
+          )
+        }
         const retryAfter = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
         if (error.status === 429 && retryAfter) reply.header('retry-after', String(retryAfter))
         return reply.status(error.status).send(errorEnvelope(error.status, error.code, error.message, error.details))

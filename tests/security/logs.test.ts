@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redactUrl } from '#server/lib/log-redaction.ts'
 import { createMailer } from '#server/modules/mail/mailer.ts'
 import { linksIn, type SmtpDouble, startSmtpServer } from '#tests/doubles/smtp.ts'
+import { createRole } from '#tests/factories/catalogue.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
 /**
@@ -101,6 +102,47 @@ describe('the log', () => {
     )
     expect(events.find((e) => e.event === 'login.failed')).toMatchObject({ level: 40, ip: '203.0.113.99', known: true })
     expect(JSON.stringify(events)).not.toContain(email)
+  })
+
+  it("records a signed-in user refused another user's chat or character as a security event, with the ids asked for", async () => {
+    const owner = await t.login()
+    const prober = await t.login()
+    const roleId = await createRole(t.database.db, { name: 'Owned', creatorId: owner.user.id })
+    const created = await t.injectWithLogin({ method: 'POST', url: '/api/createSession', payload: { roleId } }, owner)
+    const sessionId = created.json().data.id as string
+    const before = lines.length
+
+    const messages = await t.injectWithLogin({ method: 'POST', url: '/api/messages', payload: { sessionId } }, prober)
+    expect(messages.statusCode).toBe(404)
+    const removal = await t.injectWithLogin({ method: 'DELETE', url: `/api/roles/${roleId}` }, prober)
+    expect(removal.statusCode).toBe(403)
+    // The owner's own reads are not events.
+    expect(
+      (await t.injectWithLogin({ method: 'POST', url: '/api/messages', payload: { sessionId } }, owner)).statusCode,
+    ).toBe(200)
+
+    const events = lines
+      .slice(before)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((e) => e.msg === 'security event')
+    expect(events).toEqual([
+      expect.objectContaining({
+        level: 40,
+        event: 'access.refused',
+        userId: prober.user.id,
+        route: 'POST /api/messages',
+        status: 404,
+        ids: { sessionId },
+      }),
+      expect.objectContaining({
+        event: 'access.refused',
+        userId: prober.user.id,
+        route: 'DELETE /api/roles/:id',
+        status: 403,
+        ids: { id: roleId },
+      }),
+    ])
+    expect(JSON.stringify(events)).not.toContain(prober.token)
   })
 
   it('redacts secret query parameters and keeps the rest', () => {
