@@ -104,6 +104,43 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...noKeys, DATA_DIR: tempDir() }).paymentsSandbox).toBe(false)
   })
 
+  it('refuses plain http to outside services in production, and allows it to this machine or a private network', () => {
+    const problems = (extra: Record<string, string>) => {
+      try {
+        loadConfig({ ...productionEnv, ...extra, DATA_DIR: tempDir() })
+        return ''
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError)
+        return (error as Error).message
+      }
+    }
+    const message = problems({
+      LLM_BASE_URL: 'http://api.provider.example/v1',
+      STRIPE_API_URL: 'http://stripe.example',
+      GOOGLE_ISSUER: 'http://8.8.8.8',
+      PUBLIC_URL: 'http://taleweave.example',
+    })
+    for (const name of ['LLM_BASE_URL', 'STRIPE_API_URL', 'GOOGLE_ISSUER', 'PUBLIC_URL']) {
+      expect(message).toMatch(new RegExp(`${name}: must be an https:// URL in production`))
+    }
+    for (const url of [
+      'http://127.0.0.1:11434/v1',
+      'http://localhost:11434/v1',
+      'http://[::1]:8080/v1',
+      'http://10.0.3.7:8000/v1',
+      'http://192.168.1.20/v1',
+      'http://172.20.0.5/v1',
+      'http://ollama:11434/v1',
+      'https://api.provider.example/v1',
+    ]) {
+      expect(problems({ LLM_BASE_URL: url }), url).toBe('')
+    }
+    // Outside production (development, the test doubles) plain http is fine.
+    expect(loadConfig({ LLM_BASE_URL: 'http://api.provider.example/v1', DATA_DIR: tempDir() }).llm.requireTls).toBe(
+      false,
+    )
+  })
+
   it('rejects malformed values with the variable named', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATA_DIR: tempDir() })).toThrow(/PORT/)
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x', DATA_DIR: tempDir() })).toThrow(/DATABASE_URL/)

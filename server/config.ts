@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
+import { isPlainHttpToPublicHost } from '#server/lib/outside-urls.ts'
 
 /**
  * The configuration contract of DESIGN.md, parsed once at boot. Every variable is documented
@@ -96,6 +97,8 @@ export type Config = Readonly<{
     modelsFile: string | undefined
     /** Deadline of one model call, first byte to last chunk. */
     timeoutMs: number
+    /** Production: MODELS_FILE endpoints on the internet must be https:// (ASVS 9.2.1). */
+    requireTls: boolean
   }
   mail: {
     smtpUrl: string | undefined
@@ -164,6 +167,22 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     if (!env.CRON_SECRET) problems.push('CRON_SECRET: required in production')
     if (!env.PUBLIC_URL) problems.push('PUBLIC_URL: required in production')
     if (paymentsSandbox) problems.push('PAYMENTS_SANDBOX: must be off in production')
+    // Keys and tokens travel to these: never in clear text across the internet (ASVS 9.2.1).
+    for (const name of [
+      'PUBLIC_URL',
+      'LLM_BASE_URL',
+      'STRIPE_API_URL',
+      'BTCPAY_URL',
+      'GOOGLE_ISSUER',
+      'TURNSTILE_VERIFY_URL',
+    ] as const) {
+      const value = env[name]
+      if (value && isPlainHttpToPublicHost(value)) {
+        problems.push(
+          `${name}: must be an https:// URL in production (plain http only to this machine or a private network)`,
+        )
+      }
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems)
 
@@ -188,6 +207,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       model: env.LLM_MODEL,
       modelsFile: env.MODELS_FILE,
       timeoutMs: env.LLM_TIMEOUT_MS,
+      requireTls: isProduction,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, contactTo: env.CONTACT_EMAIL ?? env.MAIL_FROM },
     captcha: {

@@ -157,6 +157,17 @@ describe('model registry', () => {
     expect(problemsOf([])).toMatch(/at least one model/)
   })
 
+  it('in production, refuses a model reached by plain http across the internet', () => {
+    const file = modelsFile([{ ...premium, baseUrl: 'http://api.openai.com/v1' }, free])
+    expect(() => loadModelRegistry({ ...llm, modelsFile: file, requireTls: true })).toThrow(
+      /gpt-4\.1-mini: baseUrl must be https:\/\/ in production/,
+    )
+    // The same file outside production, and a local model server in production, are accepted.
+    expect(loadModelRegistry({ ...llm, modelsFile: file }).models).toHaveLength(2)
+    const local = modelsFile([{ ...free, baseUrl: 'http://127.0.0.1:8080/v1' }, premium])
+    expect(loadModelRegistry({ ...llm, modelsFile: local, requireTls: true }).models).toHaveLength(2)
+  })
+
   it('refuses prices that do not match free or premium', () => {
     expect(problemsOf([{ ...premium, diamondsPerMessage: 0 }])).toMatch(
       /\[0\]\.diamondsPerMessage: a premium model must cost at least 1 diamond/,

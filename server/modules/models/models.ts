@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import { type Config, ConfigError } from '#server/config.ts'
+import { isPlainHttpToPublicHost } from '#server/lib/outside-urls.ts'
 
 /**
  * The models the platform offers. Without MODELS_FILE there is one free model, the LLM_* one;
@@ -41,7 +42,7 @@ export type ModelRegistry = Readonly<{
   find(id: string): ModelConfig | undefined
 }>
 
-type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'>
+type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'> & { requireTls?: boolean }
 
 /**
  * Without MODELS_FILE the context size of the model is unknown. Ollama, the default provider,
@@ -106,7 +107,7 @@ export class ModelsFileError extends ConfigError {
 const sameEndpoint = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '')
 
 /** Reads and checks MODELS_FILE. Throws `ModelsFileError` naming the file and every problem. */
-export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'apiKey'>): ModelConfig[] {
+export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'apiKey' | 'requireTls'>): ModelConfig[] {
   const resolved = path.resolve(file)
   let text: string
   try {
@@ -130,6 +131,18 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
         return `${where ? `${where.replace(/^\./, '')}: ` : ''}${issue.message}`
       }),
     )
+  }
+  if (llm.requireTls) {
+    const clear = parsed.data.filter((entry) => entry.baseUrl && isPlainHttpToPublicHost(entry.baseUrl))
+    if (clear.length > 0) {
+      throw new ModelsFileError(
+        resolved,
+        clear.map(
+          (entry) =>
+            `${entry.id}: baseUrl must be https:// in production (plain http only to this machine or a private network)`,
+        ),
+      )
+    }
   }
   return parsed.data.map((entry) => {
     const baseUrl = entry.baseUrl ?? llm.baseUrl
