@@ -32,3 +32,6 @@ export const userInfo = z.object({
   showAdultContent: z.boolean(),
 })
 export const messageResult = z.object({ message: z.string() })
+/** "Log out everywhere" (ADR 021): how many logins it ended, this one included. */
+export const logoutAllResult = z.object({ loginsEnded: z.number().int().min(0) })
+export type LogoutAllResult = z.infer<typeof logoutAllResult>

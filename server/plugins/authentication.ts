@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '#server/lib/errors.ts'
 import { DELETED_USER_KEY } from '#server/modules/account/account.service.ts'
-import type { AccessTokens } from '#server/modules/auth/access-token.ts'
+import { type AccessTokens, endedByMark, TOKENS_ENDED_KEY } from '#server/modules/auth/access-token.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,8 +26,14 @@ export default fp(
       if (!header?.startsWith('Bearer ')) return
       const claims = await app.accessTokens.verify(header.slice('Bearer '.length).trim())
       if (!claims) return
-      // A token signed before its account was deleted stays valid until it expires: refuse it.
-      if (await app.kv.get(DELETED_USER_KEY(claims.userId))) return
+      // A signed token stays valid until it expires: refuse it when its account was deleted, or
+      // when its user logged out everywhere after it was issued (ADR 015, ADR 021). Asked on every
+      // request, also for tokens whose signature check was cached. Both reads go out together.
+      const [deleted, tokensEnded] = await Promise.all([
+        app.kv.get(DELETED_USER_KEY(claims.userId)),
+        app.kv.get(TOKENS_ENDED_KEY(claims.userId)),
+      ])
+      if (deleted || endedByMark(claims.issuedAtMs, tokensEnded)) return
       request.userId = claims.userId
     })
     app.decorate('requireUser', async (request: FastifyRequest) => {

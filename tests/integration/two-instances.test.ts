@@ -128,6 +128,26 @@ describe.skipIf(!databaseUrl || !redisUrl || !built)('two instances on one Postg
     expect((await call(a, '/api/refresh', { body: { refreshToken: rotated.body.data.refreshToken } })).status).toBe(401)
   })
 
+  it('"log out everywhere" on one ends the access tokens on the other at once, even one it already checked', async () => {
+    const email = await newUser('wren')
+    const phone = (await login(b, email)).body.data
+    const laptop = (await login(a, email)).body.data
+    // Instance b has checked the laptop's token once: its signature check is cached there.
+    expect((await call(b, '/api/userInfo', { body: {}, token: laptop.token })).status).toBe(200)
+
+    const ended = await call(a, '/api/logout-all', { method: 'POST', token: laptop.token })
+    expect(ended.status).toBe(200)
+    expect(ended.body.data.loginsEnded).toBe(2)
+    for (const server of [a, b]) {
+      expect((await call(server, '/api/userInfo', { body: {}, token: laptop.token })).status).toBe(401)
+      expect((await call(server, '/api/userInfo', { body: {}, token: phone.token })).status).toBe(401)
+    }
+    expect((await call(b, '/api/refresh', { body: { refreshToken: phone.refreshToken } })).status).toBe(401)
+    // A new login, on either, works.
+    const again = (await login(b, email)).body.data
+    expect((await call(a, '/api/userInfo', { body: {}, token: again.token })).status).toBe(200)
+  })
+
   it('rate limits count attempts on both instances together', async () => {
     const email = await newUser('brisk')
     const answers: number[] = []

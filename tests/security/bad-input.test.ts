@@ -123,6 +123,8 @@ describe('every API route refuses bad input cleanly', () => {
   let t: TestApp
   let api: OpenAiApiDouble
   let token: string
+  /** For `POST /api/logout-all`, which ends every token of its user: another user's. */
+  let spareToken: string
   let operations: Operation[] = []
 
   beforeAll(async () => {
@@ -133,6 +135,7 @@ describe('every API route refuses bad input cleanly', () => {
     t = await buildTestApp({ env: { MODELS_FILE: modelsFile, LLM_TIMEOUT_MS: '2000' } })
     const session = await t.login()
     token = session.token
+    spareToken = (await t.login()).token
     const roleId = await createRole(t.database.db, { name: 'Fuzz Target', firstMessage: 'Hello, {{user}}.' })
     const created = await t.injectWithLogin({ method: 'POST', url: '/api/createSession', payload: { roleId } }, session)
     expect(created.statusCode).toBe(200)
@@ -208,7 +211,10 @@ describe('every API route refuses bad input cleanly', () => {
               // Header values with control characters cannot be sent at all (the HTTP client refuses them).
               if (/^[\t\x20-\x7e\x80-\xff]*$/.test(v)) headers[k] = v
             }
-            if (input.auth === 'valid') headers.authorization = `Bearer ${token}`
+            // "Log out everywhere" ends the tokens of the user it is sent for: it gets a user of its
+            // own, so the routes after it still run signed in and the reads below still work.
+            const own = op.path === '/api/logout-all' ? spareToken : token
+            if (input.auth === 'valid') headers.authorization = `Bearer ${own}`
             if (input.auth === 'garbage') headers.authorization = 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.'
             const options: InjectOptions = { method: op.method, url: qs ? `${url}?${qs}` : url, headers }
             if (op.method !== 'GET' && op.method !== 'DELETE') {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ACCESS_TOKEN_TTL_SECONDS, createAccessTokens } from './access-token.ts'
+import { ACCESS_TOKEN_TTL_SECONDS, createAccessTokens, endedByMark } from './access-token.ts'
 
 const SECRET = 's'.repeat(48)
 
@@ -12,9 +12,11 @@ describe('access tokens', () => {
     vi.useFakeTimers({ now: new Date('2026-11-21T12:00:00Z'), toFake: ['Date'] })
     const tokens = createAccessTokens(SECRET)
     const token = await tokens.issue({ userId: 'user-1' })
-    expect(await tokens.verify(token)).toEqual({ userId: 'user-1' })
+    const issuedAtMs = Date.parse('2026-11-21T12:00:00Z')
+    expect(await tokens.verify(token)).toEqual({ userId: 'user-1', issuedAtMs })
     vi.setSystemTime(new Date(Date.now() + (ACCESS_TOKEN_TTL_SECONDS - 1) * 1000))
-    expect(await tokens.verify(token)).toEqual({ userId: 'user-1' })
+    // From the cache: the same claims, the issue time included.
+    expect(await tokens.verify(token)).toEqual({ userId: 'user-1', issuedAtMs })
     vi.setSystemTime(new Date(Date.now() + 1000))
     expect(await tokens.verify(token)).toBeNull()
     expect(await tokens.verify(token)).toBeNull()
@@ -23,7 +25,7 @@ describe('access tokens', () => {
   it('refuses forged, altered and foreign tokens, also once the genuine one was verified', async () => {
     const tokens = createAccessTokens(SECRET)
     const token = await tokens.issue({ userId: 'user-1' })
-    expect(await tokens.verify(token)).toEqual({ userId: 'user-1' })
+    expect(await tokens.verify(token)).toMatchObject({ userId: 'user-1' })
     const [header, payload, signature = ''] = token.split('.')
     const altered = `${header}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`
     expect(await tokens.verify(altered)).toBeNull()
@@ -33,5 +35,21 @@ describe('access tokens', () => {
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...otherUser, sub: 'user-2' })).toString('base64url')}.${signature}`
     expect(await tokens.verify(forged)).toBeNull()
     expect(await tokens.verify('not a token')).toBeNull()
+  })
+
+  it('carries the issue time to the millisecond, so "log out everywhere" can tell tokens within one second apart', async () => {
+    vi.useFakeTimers({ now: new Date('2026-11-21T12:00:00.250Z'), toFake: ['Date'] })
+    const tokens = createAccessTokens(SECRET)
+    const before = await tokens.issue({ userId: 'user-1' })
+    const mark = String(Date.now())
+    vi.setSystemTime(new Date('2026-11-21T12:00:00.900Z'))
+    const after = await tokens.issue({ userId: 'user-1' })
+    const early = await tokens.verify(before)
+    const late = await tokens.verify(after)
+    expect(early?.issuedAtMs).toBe(Date.parse('2026-11-21T12:00:00.250Z'))
+    expect(late?.issuedAtMs).toBe(Date.parse('2026-11-21T12:00:00.900Z'))
+    expect(endedByMark(early?.issuedAtMs ?? 0, mark)).toBe(true)
+    expect(endedByMark(late?.issuedAtMs ?? 0, mark)).toBe(false)
+    expect(endedByMark(early?.issuedAtMs ?? 0, null)).toBe(false)
   })
 })

@@ -6,6 +6,28 @@ const ISSUER = 'taleweave'
 const AUDIENCE = 'taleweave-api'
 
 export type AccessTokenClaims = { userId: string }
+/** A verified token: its user, and when it was issued (milliseconds) so "log out everywhere" can end it. */
+export type VerifiedAccessToken = { userId: string; issuedAtMs: number }
+/**
+ * The issue time in milliseconds, a private claim beside the standard `iat` (whole seconds): a
+ * login made in the same second as a "log out everywhere" must still count (ADR 021).
+ */
+const ISSUED_AT_MS_CLAIM = 'iat_ms'
+
+/**
+ * "Log out everywhere" (ADR 021) leaves this mark in the key-value store (shared through Redis):
+ * the time, in milliseconds, up to which the user's access tokens no longer count. It outlives the
+ * longest access token issued before it.
+ */
+export const TOKENS_ENDED_KEY = (userId: string) => `tokens-ended:${userId}`
+export const TOKENS_ENDED_MARK_TTL_MS = (ACCESS_TOKEN_TTL_SECONDS + 60) * 1000
+
+/** Whether something issued at `issuedAtMs` was ended by the mark read from TOKENS_ENDED_KEY. */
+export function endedByMark(issuedAtMs: number, mark: string | null): boolean {
+  if (mark === null) return false
+  const endedAt = Number(mark)
+  return Number.isFinite(endedAt) && issuedAtMs <= endedAt
+}
 
 /** Tokens already verified, kept until they expire: a client sends the same one with every call. */
 const VERIFIED_CACHE_SIZE = 10_000
@@ -15,11 +37,13 @@ export function createAccessTokens(secret: string) {
   // Checking the signature again is a round trip through the crypto thread pool on every request
   // (about half a millisecond, more on a busy machine). The whole token is the key, signature
   // included, so only the very bytes that passed are recognised; the expiry is checked each time.
-  const verified = new Map<string, { userId: string; exp: number }>()
+  // Only the signature check is cached: whether the user logged out everywhere since is asked of the
+  // key-value store on every request (server/plugins/authentication.ts), never remembered here.
+  const verified = new Map<string, { userId: string; issuedAtMs: number; exp: number }>()
   return {
     async issue(claims: AccessTokenClaims, now = new Date()): Promise<string> {
       const issuedAt = Math.floor(now.getTime() / 1000)
-      return new SignJWT({})
+      return new SignJWT({ [ISSUED_AT_MS_CLAIM]: now.getTime() })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(claims.userId)
         .setIssuer(ISSUER)
@@ -29,22 +53,27 @@ export function createAccessTokens(secret: string) {
         .sign(key)
     },
     /** The claims of a valid token, or null when it is malformed, forged or expired. */
-    async verify(token: string): Promise<AccessTokenClaims | null> {
+    async verify(token: string): Promise<VerifiedAccessToken | null> {
       const known = verified.get(token)
       if (known) {
         // jose's rule: expired once the current second reaches `exp`.
-        if (Math.floor(Date.now() / 1000) < known.exp) return { userId: known.userId }
+        if (Math.floor(Date.now() / 1000) < known.exp) return { userId: known.userId, issuedAtMs: known.issuedAtMs }
         verified.delete(token)
         return null
       }
       try {
         const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] })
         if (!payload.sub) return null
+        // A token from before the millisecond claim (or without `iat`) counts as issued at the
+        // start of its second, or at time zero: "log out everywhere" ends it rather than spare it.
+        const claimedMs = payload[ISSUED_AT_MS_CLAIM]
+        const issuedAtMs =
+          typeof claimedMs === 'number' && Number.isFinite(claimedMs) ? claimedMs : (payload.iat ?? 0) * 1000
         if (payload.exp !== undefined) {
           if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string)
-          verified.set(token, { userId: payload.sub, exp: payload.exp })
+          verified.set(token, { userId: payload.sub, issuedAtMs, exp: payload.exp })
         }
-        return { userId: payload.sub }
+        return { userId: payload.sub, issuedAtMs }
       } catch (error) {
         if (error instanceof joseErrors.JOSEError) return null
         throw error

@@ -166,6 +166,19 @@ export function createAuthRepo(db: Db) {
     },
 
     /**
+     * Ends every login of the user ("log out everywhere"): each of its refresh tokens not yet
+     * revoked is. Returns how many logins (token families) that ended.
+     */
+    async revokeAllForUser(userId: string): Promise<number> {
+      const rows = await db
+        .update(refreshTokens)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+        .returning({ familyId: refreshTokens.familyId })
+      return new Set(rows.map((row) => row.familyId)).size
+    },
+
+    /**
      * Deletes what no longer lets anyone in: sign-in tokens that expired or whose login ended
      * (logout, reuse, reset), and e-mail links used or expired. A used token of a live login stays
      * until it expires, so presenting it again is still caught as reuse.

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import {
   emailBody,
   loginBody,
+  logoutAllResult,
   messageResult,
   refreshBody,
   registerBody,
@@ -165,6 +166,24 @@ export function authRoutes(
       async (request) => {
         await auth.logout(request.body.refreshToken)
         return ok({})
+      },
+    )
+
+    app.post(
+      '/logout-all',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags,
+          summary:
+            'Log out everywhere: end every login of the signed-in user, this one included; its access tokens stop working at once',
+          security: [{ bearer: [] }],
+          response: { 200: okSchema(logoutAllResult) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store')
+        return ok(await auth.logoutAll(request.userId ?? '', request.ip))
       },
     )
 

@@ -22,7 +22,7 @@ import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.
 import type { JobExecutor, JobPayloads, JobQueue } from '#server/modules/jobs/job-queue.ts'
 import { type AccountMailKind, renderAccountMail, renderSecurityMail } from '#server/modules/mail/account-mail.ts'
 import type { Mailer } from '#server/modules/mail/mailer.ts'
-import type { AccessTokens } from './access-token.ts'
+import { type AccessTokens, endedByMark, TOKENS_ENDED_KEY, TOKENS_ENDED_MARK_TTL_MS } from './access-token.ts'
 import type { AuthRepo } from './auth.repo.ts'
 import type { GoogleIdentity } from './google-sign-in.ts'
 import type { HumanVerification } from './human-verification.ts'
@@ -40,6 +40,8 @@ export const LIMITS = {
   resetPerAccount: { max: 3, windowMs: 60 * MINUTE },
   resetPerIp: { max: 10, windowMs: 60 * MINUTE },
   refreshPerIp: { max: 120, windowMs: 15 * MINUTE },
+  logoutAllPerUser: { max: 5, windowMs: 15 * MINUTE },
+  logoutAllPerIp: { max: 20, windowMs: 15 * MINUTE },
 }
 
 /** A username from a display name: allowed characters only, within the length bounds. */
@@ -72,7 +74,7 @@ export type AuthDeps = {
   kv: KeyValueStore
   mailer: Mailer
   jobs: Pick<JobQueue, 'enqueue' | 'kick'>
-  /** Failed logins, reused refresh tokens, password resets: logged for an operator (ASVS 7.2). */
+  /** Failed logins, reused refresh tokens, password resets, "log out everywhere": logged for an operator (ASVS 7.2). */
   securityEvent: SecurityEventLog
   accessTokens: AccessTokens
   humanVerification: HumanVerification
@@ -256,7 +258,18 @@ export function createAuthService({
         securityEvent('refresh.reused', { ip, userId: stored.userId, familyId: stored.familyId })
         throw AppError.unauthorized('Invalid refresh token')
       }
-      return issueTokens(stored.userId, stored.remember, { id: stored.familyId, startedAt: stored.familyStartedAt })
+      const pair = await issueTokens(stored.userId, stored.remember, {
+        id: stored.familyId,
+        startedAt: stored.familyStartedAt,
+      })
+      // A "log out everywhere" running at this very moment may have revoked the user's tokens just
+      // before the new one was written. Its mark is set before it revokes, so reading it after the
+      // write catches that case: the login started before the mark, so it has ended (ADR 021).
+      if (endedByMark(stored.familyStartedAt.getTime(), await kv.get(TOKENS_ENDED_KEY(stored.userId)))) {
+        await repo.revokeFamily(stored.familyId)
+        throw AppError.unauthorized('Invalid refresh token')
+      }
+      return pair
     },
 
     /** The hourly `expired-tokens` job: the privacy policy keeps sign-in tokens and links only until they expire. */
@@ -268,6 +281,21 @@ export function createAuthService({
     async logout(refreshToken: string) {
       const stored = await repo.findRefreshToken(sha256(refreshToken))
       if (stored) await repo.revokeFamily(stored.familyId)
+    },
+
+    /**
+     * "Log out everywhere" (ADR 021): ends every login of the user, this one included. The mark in
+     * the key-value store comes first, so the access tokens already handed out stop at once (the
+     * authentication plugin reads it) and a refresh racing with this call is caught; then every
+     * refresh token is revoked. A login made afterwards is issued after the mark and works.
+     */
+    async logoutAll(userId: string, ip: string): Promise<{ loginsEnded: number }> {
+      await enforceLimit(kv, `logout-all:ip:${ip}`, LIMITS.logoutAllPerIp)
+      await enforceLimit(kv, `logout-all:user:${userId}`, LIMITS.logoutAllPerUser)
+      await kv.set(TOKENS_ENDED_KEY(userId), String(Date.now()), TOKENS_ENDED_MARK_TTL_MS)
+      const loginsEnded = await repo.revokeAllForUser(userId)
+      securityEvent('logout.all', { ip, userId, loginsEnded })
+      return { loginsEnded }
     },
 
     async requestPasswordReset(email: string, ip: string) {
