@@ -1,10 +1,10 @@
-import { Download, LogIn, Trash2 } from 'lucide-react'
+import { Download, LogIn, LogOut, Trash2 } from 'lucide-react'
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { deleteAccount, downloadMyData, getAccount } from '#app/features/account/api/account.ts'
+import { deleteAccount, downloadMyData, getAccount, logoutEverywhere } from '#app/features/account/api/account.ts'
 import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
 import { type CurrentSubscription, currentSubscription } from '#app/features/pricing/api.ts'
 import { PlanRenewal } from '#app/features/pricing/plan-renewal.tsx'
@@ -22,7 +22,7 @@ export const handle = { i18n: ['account', 'pricing'] }
 
 /**
  * `/account`: the signed-in user's details, their plan (with "Cancel plan"), a download of all
- * their data, and account deletion.
+ * their data, "Log out everywhere", and account deletion.
  */
 export default function Account({ params }: Route.ComponentProps) {
   const { t } = useTranslation('account')
@@ -60,6 +60,7 @@ function AccountSections({ locale }: { locale: Locale }) {
   const { t: tCommon } = useTranslation()
   const [load, setLoad] = useState<Load>({ kind: 'loading' })
   const [confirming, setConfirming] = useState(false)
+  const [confirmingLogout, setConfirmingLogout] = useState(false)
   const [downloading, setDownloading] = useState(false)
 
   const fetchAccount = useCallback(
@@ -149,6 +150,23 @@ function AccountSections({ locale }: { locale: Locale }) {
         </button>
       </section>
 
+      <section aria-labelledby="logout-all-heading" className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6">
+        <h2 id="logout-all-heading" className="text-lg font-semibold">
+          {t('logoutAll.heading')}
+        </h2>
+        <p className="mt-2 text-sm text-zinc-300">{t('logoutAll.text')}</p>
+        <button
+          type="button"
+          className="button-secondary mt-4"
+          onClick={() => setConfirmingLogout(true)}
+          data-testid="logout-everywhere"
+        >
+          <LogOut aria-hidden="true" className="size-4" />
+          {t('logoutAll.button')}
+        </button>
+      </section>
+      {confirmingLogout ? <ConfirmLogoutEverywhere onClose={() => setConfirmingLogout(false)} /> : null}
+
       <section aria-labelledby="delete-heading" className="rounded-2xl border border-rose-900 bg-zinc-900 p-6">
         <h2 id="delete-heading" className="text-lg font-semibold text-rose-200">
           {t('delete.heading')}
@@ -228,6 +246,78 @@ function PlanSection({ locale }: { locale: Locale }) {
         </div>
       )}
     </section>
+  )
+}
+
+/**
+ * Asks before "Log out everywhere" (ADR 021); on success the browser forgets its tokens, as Logout
+ * does, and goes to the login page.
+ */
+function ConfirmLogoutEverywhere({ onClose }: { onClose: () => void }) {
+  const { t } = useTranslation('account')
+  const { t: tCommon } = useTranslation()
+  const navigate = useNavigate()
+  const localize = useLocalizePath()
+  const dialog = useRef<HTMLDialogElement>(null)
+  const [busy, setBusy] = useState(false)
+  const [problem, setProblem] = useState<string | null>(null)
+  useEffect(() => {
+    const element = dialog.current
+    if (element && !element.open) element.showModal()
+    return () => element?.close()
+  }, [])
+
+  const confirm = async () => {
+    setBusy(true)
+    setProblem(null)
+    try {
+      await logoutEverywhere()
+      clearTokens()
+      notify(t('logoutAll.done'), { type: 'success' })
+      navigate(localize('/login'), { replace: true })
+    } catch (error) {
+      setBusy(false)
+      setProblem(apiErrorMessage(tCommon, error))
+    }
+  }
+
+  return (
+    <dialog
+      ref={dialog}
+      aria-labelledby="logout-all-title"
+      aria-describedby="logout-all-text"
+      onCancel={(event) => {
+        event.preventDefault()
+        onClose()
+      }}
+      className="m-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
+    >
+      <h2 id="logout-all-title" className="text-xl font-semibold">
+        {t('logoutAll.dialogTitle')}
+      </h2>
+      <p id="logout-all-text" className="mt-2 text-sm text-zinc-300">
+        {t('logoutAll.dialogText')}
+      </p>
+      {problem ? (
+        <p role="alert" className="mt-3 text-sm text-rose-300">
+          {problem}
+        </p>
+      ) : null}
+      <div className="mt-6 flex flex-wrap justify-end gap-2">
+        <button type="button" className="button-ghost" onClick={onClose}>
+          {t('logoutAll.cancel')}
+        </button>
+        <button
+          type="button"
+          className="button-primary"
+          onClick={confirm}
+          disabled={busy}
+          data-testid="confirm-logout-everywhere"
+        >
+          {busy ? t('logoutAll.busy') : t('logoutAll.confirm')}
+        </button>
+      </div>
+    </dialog>
   )
 }
 

@@ -17,6 +17,8 @@ const leaver = { username: 'leaver', email: 'leaver@example.test', password: 'a 
 const arabic = { username: 'rawiya', email: 'rawiya@example.test', password: 'a lamp by the window' }
 const subscriber = { username: 'plenty', email: 'plenty@example.test', password: 'a boat in the reeds' }
 const arabicSubscriber = { username: 'samira', email: 'samira@example.test', password: 'a well in the garden' }
+const traveller = { username: 'traveller', email: 'traveller@example.test', password: 'a tram through the fog' }
+const arabicTraveller = { username: 'layla', email: 'layla@example.test', password: 'a lantern on the stair' }
 /** The plan's end as the page writes it: Intl, long date, UTC. */
 const longDate = (tag: string, iso: string) =>
   new Intl.DateTimeFormat(tag, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso))
@@ -25,7 +27,10 @@ describe.skipIf(!chromiumPath)('the account page in a browser', () => {
   let server: RunningServer
   let browser: Browser
   beforeAll(async () => {
-    server = await startServer({}, { users: [leaver, arabic, subscriber, arabicSubscriber] })
+    server = await startServer(
+      {},
+      { users: [leaver, arabic, subscriber, arabicSubscriber, traveller, arabicTraveller] },
+    )
     browser = await launchBrowser()
   })
   afterAll(async () => {
@@ -226,6 +231,94 @@ describe.skipIf(!chromiumPath)('the account page in a browser', () => {
     await page.getByRole('button', { name: 'الإبقاء على خطتي' }).waitFor()
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(screenshotDir, 'account-plan-cancelled-ar.png'), fullPage: true })
+    await context.close()
+  })
+
+  /** Logs in through the API, as another device would, and returns its token pair. */
+  async function otherDevice(user: typeof leaver): Promise<{ token: string; refreshToken: string }> {
+    const res = await fetch(`${server.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: user.email, password: user.password }),
+    })
+    expect(res.status).toBe(200)
+    return (await res.json()).data
+  }
+  const refreshStatus = async (refreshToken: string) =>
+    (
+      await fetch(`${server.url}/api/refresh`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ refreshToken }),
+      })
+    ).status
+  const userInfoStatus = async (token: string) =>
+    (await fetch(`${server.url}/api/userInfo`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }))
+      .status
+
+  it('logs out everywhere after a confirmation: this browser lands on the login page, every login is over', async () => {
+    const phone = await otherDevice(traveller)
+    const { context, page } = await logIn(traveller, 'en')
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.goto(`${server.url}/account`)
+    await page.waitForFunction(HYDRATED)
+    const section = page.getByRole('region', { name: 'Log out everywhere' })
+    await section.getByText('Ends your login on every device and browser, this one included.').waitFor()
+    await section.screenshot({ path: path.join(screenshotDir, 'account-logout-everywhere.png') })
+    const ownRefreshToken = await page.evaluate(() => localStorage.getItem('refreshToken'))
+    const ownToken = await page.evaluate(() => localStorage.getItem('token'))
+    expect(ownRefreshToken).toBeTruthy()
+
+    // Cancelling changes nothing.
+    await page.getByTestId('logout-everywhere').click()
+    const dialog = page.getByRole('dialog', { name: 'Log out on every device?' })
+    await dialog.waitFor()
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect(await userInfoStatus(phone.token)).toBe(200)
+
+    await page.getByTestId('logout-everywhere').click()
+    await dialog.waitFor()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(screenshotDir, 'account-logout-everywhere-dialog.png') })
+    await dialog.getByRole('button', { name: 'Log out everywhere' }).click()
+    await page.waitForURL(`${server.url}/login`)
+    await page.getByText('You were logged out on every device.').waitFor()
+    expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('refreshToken')])).toEqual([
+      null,
+      null,
+    ])
+
+    // This browser's login and the other device's are both over, access tokens included.
+    expect(await refreshStatus(ownRefreshToken ?? '')).toBe(401)
+    expect(await refreshStatus(phone.refreshToken)).toBe(401)
+    expect(await userInfoStatus(ownToken ?? '')).toBe(401)
+    expect(await userInfoStatus(phone.token)).toBe(401)
+    // Logging in again works.
+    expect(await userInfoStatus((await otherDevice(traveller)).token)).toBe(200)
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('logs out everywhere in Arabic, right to left', async () => {
+    const { context, page, prefix } = await logIn(arabicTraveller, 'ar')
+    await page.goto(`${server.url}${prefix}/account`)
+    await page.waitForFunction(HYDRATED)
+    const section = page.getByRole('region', { name: 'تسجيل الخروج من كل مكان' })
+    await section.waitFor()
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl')
+    await section.screenshot({ path: path.join(screenshotDir, 'account-logout-everywhere-ar.png') })
+    const ownRefreshToken = await page.evaluate(() => localStorage.getItem('refreshToken'))
+    await page.getByTestId('logout-everywhere').click()
+    const dialog = page.getByRole('dialog', { name: 'تسجيل الخروج من كل الأجهزة؟' })
+    await dialog.waitFor()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(screenshotDir, 'account-logout-everywhere-dialog-ar.png') })
+    await dialog.getByTestId('confirm-logout-everywhere').click()
+    await page.waitForURL(`${server.url}${prefix}/login`)
+    await page.getByText('تم تسجيل خروجك من كل الأجهزة.').waitFor()
+    expect(await refreshStatus(ownRefreshToken ?? '')).toBe(401)
     await context.close()
   })
 

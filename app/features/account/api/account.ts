@@ -1,5 +1,6 @@
 import { api, apiFile } from '#app/lib/http.ts'
 import type { AccountSummary, DeleteAccountBody } from '#contracts/account-schemas.ts'
+import type { LogoutAllResult } from '#contracts/accounts-schemas.ts'
 
 /** `GET /api/account`: name, e-mail, and whether deletion asks for the password or the e-mail. */
 export const getAccount = (signal?: AbortSignal) => api<AccountSummary>('/account', { signal })
@@ -20,3 +21,6 @@ export async function downloadMyData() {
 /** `POST /api/account/delete`: removes the account for good. */
 export const deleteAccount = (body: DeleteAccountBody) =>
   api<{ message: 'deleted' }>('/account/delete', { method: 'POST', body })
+
+/** `POST /api/logout-all`: ends every login of the user, this one included (ADR 021). */
+export const logoutEverywhere = () => api<LogoutAllResult>('/logout-all', { method: 'POST' })
