@@ -2,6 +2,7 @@ import { Download, LogIn, LogOut, Trash2 } from 'lucide-react'
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router'
+import { ConfirmDialog, MODAL_DIALOG_CLASS, useModal } from '#app/components/confirm-dialog.tsx'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { deleteAccount, downloadMyData, getAccount, logoutEverywhere } from '#app/features/account/api/account.ts'
@@ -258,66 +259,23 @@ function ConfirmLogoutEverywhere({ onClose }: { onClose: () => void }) {
   const { t: tCommon } = useTranslation()
   const navigate = useNavigate()
   const localize = useLocalizePath()
-  const dialog = useRef<HTMLDialogElement>(null)
-  const [busy, setBusy] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
-
-  const confirm = async () => {
-    setBusy(true)
-    setProblem(null)
-    try {
-      await logoutEverywhere()
-      clearTokens()
-      notify(t('logoutAll.done'), { type: 'success' })
-      navigate(localize('/login'), { replace: true })
-    } catch (error) {
-      setBusy(false)
-      setProblem(apiErrorMessage(tCommon, error))
-    }
-  }
-
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby="logout-all-title"
-      aria-describedby="logout-all-text"
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
+    <ConfirmDialog
+      title={t('logoutAll.dialogTitle')}
+      text={t('logoutAll.dialogText')}
+      cancelLabel={t('logoutAll.cancel')}
+      confirmLabel={t('logoutAll.confirm')}
+      busyLabel={t('logoutAll.busy')}
+      confirmTestId="confirm-logout-everywhere"
+      onConfirm={async () => {
+        await logoutEverywhere()
+        clearTokens()
+        notify(t('logoutAll.done'), { type: 'success' })
+        navigate(localize('/login'), { replace: true })
       }}
-      className="m-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-    >
-      <h2 id="logout-all-title" className="text-xl font-semibold">
-        {t('logoutAll.dialogTitle')}
-      </h2>
-      <p id="logout-all-text" className="mt-2 text-sm text-zinc-300">
-        {t('logoutAll.dialogText')}
-      </p>
-      {problem ? (
-        <p role="alert" className="mt-3 text-sm text-rose-300">
-          {problem}
-        </p>
-      ) : null}
-      <div className="mt-6 flex flex-wrap justify-end gap-2">
-        <button type="button" className="button-ghost" onClick={onClose}>
-          {t('logoutAll.cancel')}
-        </button>
-        <button
-          type="button"
-          className="button-primary"
-          onClick={confirm}
-          disabled={busy}
-          data-testid="confirm-logout-everywhere"
-        >
-          {busy ? t('logoutAll.busy') : t('logoutAll.confirm')}
-        </button>
-      </div>
-    </dialog>
+      describeError={(error) => apiErrorMessage(tCommon, error)}
+      onClose={onClose}
+    />
   )
 }
 
@@ -333,11 +291,7 @@ function ConfirmDeletion({ account, onClose }: { account: AccountSummary; onClos
   const [value, setValue] = useState('')
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
+  useModal(dialog)
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
@@ -369,7 +323,7 @@ function ConfirmDeletion({ account, onClose }: { account: AccountSummary; onClos
         event.preventDefault()
         onClose()
       }}
-      className="m-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
+      className={MODAL_DIALOG_CLASS}
     >
       <form onSubmit={submit} noValidate>
         <h2 id="delete-account-title" className="text-xl font-semibold">

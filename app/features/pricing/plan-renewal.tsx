@@ -1,6 +1,7 @@
 import { CalendarX, RotateCcw } from 'lucide-react'
-import { useEffect, useId, useRef, useState } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { ConfirmDialog } from '#app/components/confirm-dialog.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDate } from '#app/lib/format.ts'
 import { ApiError } from '#app/lib/http.ts'
@@ -117,65 +118,19 @@ function ConfirmCancel({
 }) {
   const { t } = useTranslation('pricing')
   const describe = useRenewalError()
-  const dialog = useRef<HTMLDialogElement>(null)
-  const titleId = useId()
-  const textId = useId()
-  const [busy, setBusy] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
-
-  const confirm = async () => {
-    setBusy(true)
-    setProblem(null)
-    try {
-      onDone(await cancelPlan())
-    } catch (error) {
-      setBusy(false)
-      setProblem(describe(error))
-    }
-  }
-
   const plan = t(`plans.${subscription.planId}`, { defaultValue: subscription.planId })
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={titleId}
-      aria-describedby={textId}
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
-      className="m-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-    >
-      <h2 id={titleId} className="text-xl font-semibold">
-        {t('manage.dialogTitle')}
-      </h2>
-      <p id={textId} className="mt-2 text-sm text-zinc-300">
-        {t('manage.dialogText', { plan, date })}
-      </p>
-      {problem ? (
-        <p role="alert" className="mt-3 text-sm text-rose-300">
-          {problem}
-        </p>
-      ) : null}
-      <div className="mt-6 flex flex-wrap justify-end gap-2">
-        <button type="button" className="button-ghost" onClick={onClose}>
-          {t('manage.back')}
-        </button>
-        <button
-          type="button"
-          className="button-primary bg-rose-700 hover:bg-rose-800"
-          onClick={confirm}
-          disabled={busy}
-          data-testid="confirm-cancel-plan"
-        >
-          {busy ? t('manage.cancelling') : t('manage.confirm')}
-        </button>
-      </div>
-    </dialog>
+    <ConfirmDialog
+      title={t('manage.dialogTitle')}
+      text={t('manage.dialogText', { plan, date })}
+      cancelLabel={t('manage.back')}
+      confirmLabel={t('manage.confirm')}
+      busyLabel={t('manage.cancelling')}
+      danger
+      confirmTestId="confirm-cancel-plan"
+      onConfirm={async () => onDone(await cancelPlan())}
+      describeError={describe}
+      onClose={onClose}
+    />
   )
 }
