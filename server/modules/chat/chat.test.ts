@@ -2,7 +2,14 @@ import type { AddressInfo } from 'node:net'
 import { eq } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CHAT_MESSAGE_MAX_LENGTH, CHAT_SEND_LIMIT, type ChatMessage, type ChatStreamEvent } from '#contracts/chat.ts'
+import {
+  CHAT_CREATE_SESSION_LIMIT,
+  CHAT_MEMORY_UPDATE_LIMIT,
+  CHAT_MESSAGE_MAX_LENGTH,
+  CHAT_SEND_LIMIT,
+  type ChatMessage,
+  type ChatStreamEvent,
+} from '#contracts/chat.ts'
 import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { diamondLedger } from '#db/schema/diamonds.ts'
@@ -621,6 +628,42 @@ describe('limits', () => {
     expect((await post(user, '/api/chat/regenerate/stream', { sessionId })).statusCode).toBe(429)
     expect(await messagesOf(user, sessionId)).toHaveLength(1)
     expect((await send(other.user, other.sessionId, 'Hello')).statusCode).toBe(200)
+  })
+
+  it('rate-limits starting chats per user: a burst gets 429 RATE_LIMITED and creates nothing more', async () => {
+    const user = await t.login()
+    const other = await t.login()
+    const roleId = await newRole()
+    const burst = await Promise.all(
+      Array.from({ length: CHAT_CREATE_SESSION_LIMIT.max + 10 }, () => post(user, '/api/createSession', { roleId })),
+    )
+    const statuses = burst.map((res) => res.statusCode)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(CHAT_CREATE_SESSION_LIMIT.max)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10)
+    const limited = burst.find((res) => res.statusCode === 429)
+    expect(limited?.json().error).toBe('RATE_LIMITED')
+    expect(Number(limited?.headers['retry-after'])).toBeGreaterThan(0)
+    const listed = await post(user, '/api/sessions', { pageSize: 100 })
+    expect(listed.json().data.total).toBe(CHAT_CREATE_SESSION_LIMIT.max)
+    // Another user is not held back by it.
+    expect((await post(other, '/api/createSession', { roleId })).statusCode).toBe(200)
+  })
+
+  it('rate-limits saving memory notes per user; the note refused keeps the one before', async () => {
+    const { user, sessionId } = await newChat()
+    for (let i = 0; i < CHAT_MEMORY_UPDATE_LIMIT.max; i++) {
+      const saved = await post(user, '/api/session/memory/update', { sessionId, note: `Note ${i}` })
+      expect(saved.statusCode).toBe(200)
+    }
+    const limited = await post(user, '/api/session/memory/update', { sessionId, note: 'One too many' })
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json().error).toBe('RATE_LIMITED')
+    const memory = await post(user, '/api/session/memory', { sessionId })
+    expect(memory.json().data.note).toBe(`Note ${CHAT_MEMORY_UPDATE_LIMIT.max - 1}`)
+    const other = await newChat()
+    expect(
+      (await post(other.user, '/api/session/memory/update', { sessionId: other.sessionId, note: 'Mine' })).statusCode,
+    ).toBe(200)
   })
 
   it('refuses a model that is not offered, before storing anything', async () => {
