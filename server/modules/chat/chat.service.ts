@@ -90,6 +90,21 @@ const FALLBACK_PLAN: Pick<Plan, 'planId' | 'memoryK' | 'premiumModels'> = {
 }
 
 export const invalidSession = () => new AppError(404, 'INVALID_SESSION', INVALID_SESSION_MESSAGE)
+/**
+ * A turn needs the chat's character: gone (deleted), or withheld because its creator made it private
+ * (only its creator may chat with it then). The user's messages stay readable either way.
+ */
+function requireCharacter(session: Pick<SessionView, 'rolePublicId' | 'roleWithheld'>) {
+  if (session.rolePublicId) return
+  if (session.roleWithheld) {
+    throw new AppError(
+      403,
+      'CHARACTER_UNAVAILABLE',
+      'The character of this chat is private now: only its creator can chat with it. Your messages stay readable.',
+    )
+  }
+  throw AppError.conflict('The character of this chat no longer exists.')
+}
 const replyInProgress = () =>
   new AppError(409, 'REPLY_IN_PROGRESS', 'A reply is being written in this chat. Wait for it or stop it.')
 
@@ -738,7 +753,7 @@ export function createChatService(deps: ChatDeps) {
       if (!context) throw invalidSession()
       const { session } = context
       const plan = await planOf(session.paidPlanId)
-      if (!session.rolePublicId) throw AppError.conflict('The character of this chat no longer exists.')
+      requireCharacter(session)
       const model = modelFor(input.chatModelId, session)
       checkPlanAllows(model, plan)
       return withSlot(session.id, hooks.signal, async (slot) => {
@@ -794,7 +809,7 @@ export function createChatService(deps: ChatDeps) {
     ): Promise<TurnOutcome> {
       const session = await requireSession(input.sessionId, userId)
       const plan = await planOf(session.paidPlanId)
-      if (!session.rolePublicId) throw AppError.conflict('The character of this chat no longer exists.')
+      requireCharacter(session)
       const model = modelFor(input.chatModelId, session)
       checkPlanAllows(model, plan)
       return withSlot(session.id, hooks.signal, async (slot) => {

@@ -229,6 +229,67 @@ describe('sessions', () => {
     ).toBe(401)
   })
 
+  it('a character made private answers only its creator: others keep their messages, the chat is unavailable', async () => {
+    const owner = await t.login()
+    const roleId = await newRole({ name: 'Mara', creatorId: owner.user.id })
+    const reader = await t.login()
+    const theirs = (await post(reader, '/api/createSession', { roleId })).json().data.id as string
+    const ownerChat = (await post(owner, '/api/createSession', { roleId })).json().data.id as string
+    expect((await send(reader, theirs, 'Before the change')).statusCode).toBe(200)
+    await t.app.services.diamonds.grantSignup(reader.user.id)
+
+    // The creator makes it private and gives it texts meant for nobody else.
+    const SECRET = 'SECRET-SCENARIO-only-for-the-creator'
+    await t.database.db
+      .update(roles)
+      .set({ visibility: 'private', name: 'Mara the Hidden', scenario: SECRET, description: SECRET })
+      .where(eq(roles.publicId, roleId))
+    const requests = api.requests.length
+
+    // Every turn is refused with a code the chat page translates; nothing is stored or asked.
+    const turns = [
+      await send(reader, theirs, 'After the change'),
+      await send(reader, theirs, 'After the change', { chatModelId: 'grand-70b' }),
+      await post(reader, '/api/chat/stream', { sessionId: theirs, message: 'After the change' }),
+      await post(reader, '/api/chat/regenerate', { sessionId: theirs }),
+      await post(reader, '/api/chat/regenerate/stream', { sessionId: theirs, chatModelId: 'grand-70b' }),
+    ]
+    for (const res of turns) {
+      expect(res.statusCode, res.body).toBe(403)
+      expect(res.json().error).toBe('CHARACTER_UNAVAILABLE')
+    }
+    expect(api.requests.length).toBe(requests)
+    expect(await balanceOf(reader)).toBe(SIGNUP_GRANT_DIAMONDS)
+
+    // Their own messages stay readable; the character's new texts and name reach none of their pages.
+    const messages = await messagesOf(reader, theirs)
+    expect(messages.map((m) => m.author)).toEqual(['assistant', 'user', 'assistant'])
+    expect(messages.map((m) => m.content).slice(0, 2)).toEqual([REPLY, 'Before the change'])
+    const detail = await post(reader, '/api/session', { sessionId: theirs })
+    expect(detail.statusCode).toBe(200)
+    expect(detail.json().data.role).toBeNull()
+    const list = await post(reader, '/api/sessions')
+    expect(list.json().data.sessions).toEqual([expect.objectContaining({ id: theirs, role: null })])
+    for (const body of [detail.body, list.body]) {
+      expect(body).not.toContain(SECRET)
+      expect(body).not.toContain('Hidden')
+    }
+
+    // Their data export holds their messages, not the private character's texts.
+    const exported = await t.injectWithLogin({ method: 'GET', url: '/api/account/export' }, reader)
+    expect(exported.statusCode).toBe(200)
+    expect(exported.body).toContain('Before the change')
+    expect(exported.body).not.toContain(SECRET)
+    expect(exported.body).not.toContain('Hidden')
+    expect(exported.json().chats[0]).toMatchObject({ characterId: null, characterName: null })
+
+    // The creator still chats with it, private texts and all.
+    expect((await send(owner, ownerChat, 'Still there?')).statusCode).toBe(200)
+    expect(JSON.stringify(lastStreamed()?.messages)).toContain(SECRET)
+    const ownerExport = await t.injectWithLogin({ method: 'GET', url: '/api/account/export' }, owner)
+    expect(ownerExport.json().chats.map((c: { characterName: string }) => c.characterName)).toContain('Mara the Hidden')
+  })
+
   it("answers 'Invalid session!' for another user's session and unknown ones, on every call", async () => {
     const { user, sessionId, created } = await newChat()
     const intruder = await t.login()
