@@ -12,7 +12,7 @@ import {
 } from '#contracts/chat.ts'
 import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
-import { diamondLedger } from '#db/schema/diamonds.ts'
+import { diamondHolds, diamondLedger } from '#db/schema/diamonds.ts'
 import { roles } from '#db/schema/roles.ts'
 import { countMessageTokens } from '#server/modules/models/tokens.ts'
 import { type ChatMessageBody, type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
@@ -815,14 +815,19 @@ describe('premium models and diamonds', () => {
     expect(lastStreamed()?.model).toBe('provider/grand-70b')
     expect(await balanceOf(user)).toBe(SIGNUP_GRANT_DIAMONDS - PREMIUM_COST)
     const [swipe] = await t.database.db.select().from(chatSwipes).where(eq(chatSwipes.requestId, 'req-free-premium'))
-    const ledger = await t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id))
-    expect(ledger.map((row) => ({ amount: row.amount, reason: row.reason, reference: row.reference }))).toEqual(
-      expect.arrayContaining([
-        { amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${user.user.id}` },
-        { amount: -PREMIUM_COST, reason: 'chat', reference: `chat:${swipe?.id}` },
-      ]),
-    )
-    expect(ledger).toHaveLength(2)
+    const ledger = await t.database.db
+      .select()
+      .from(diamondLedger)
+      .where(eq(diamondLedger.userId, user.user.id))
+      .orderBy(diamondLedger.id)
+    // The price was held before the model was asked, and the hold settled into the spend (ADR 024).
+    const holdId = ledger.find((row) => row.reason === 'hold')?.reference.slice('chat-hold:'.length)
+    expect(ledger.map((row) => ({ amount: row.amount, reason: row.reason, reference: row.reference }))).toEqual([
+      { amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${user.user.id}` },
+      { amount: -PREMIUM_COST, reason: 'hold', reference: `chat-hold:${holdId}` },
+      { amount: PREMIUM_COST, reason: 'settle', reference: `chat-hold-end:${holdId}` },
+      { amount: -PREMIUM_COST, reason: 'chat', reference: `chat:${swipe?.id}` },
+    ])
 
     // Streamed, the same: paid once more.
     const { events } = await stream(user, '/api/chat/stream', {
@@ -891,7 +896,7 @@ describe('premium models and diamonds', () => {
     expect(await balanceOf(user)).toBe(before - PREMIUM_COST)
     expect((await messagesOf(user, sessionId)).filter((m) => m.author === 'user')).toHaveLength(1)
     const ledger = await t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id))
-    const spends = ledger.filter((row) => row.amount < 0)
+    const spends = ledger.filter((row) => row.reason === 'chat')
     const [swipe] = await t.database.db.select().from(chatSwipes).where(eq(chatSwipes.requestId, 'req-0001-premium'))
     expect(spends).toEqual([expect.objectContaining({ amount: -PREMIUM_COST, reference: `chat:${swipe?.id}` })])
 
@@ -935,6 +940,147 @@ describe('premium models and diamonds', () => {
     expect(await messagesOf(user, sessionId)).toHaveLength(1)
     // Free models still answer.
     expect((await send(user, sessionId, 'One more?')).statusCode).toBe(200)
+  })
+})
+
+describe('diamond holds (ADR 024)', () => {
+  /** A free-plan user holding exactly `diamonds`. */
+  async function userWith(diamonds: number) {
+    const user = await t.login()
+    await t.app.services.diamonds.grantSignup(user.user.id)
+    await t.app.services.diamonds.spend(
+      user.user.id,
+      SIGNUP_GRANT_DIAMONDS - diamonds,
+      `test:drain:${user.user.id}`,
+      'test',
+    )
+    return user
+  }
+  const ledgerOf = (user: Session) =>
+    t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id)).orderBy(diamondLedger.id)
+  const premiumCalls = () => api.requests.filter((r) => r.stream && r.model === 'provider/grand-70b').length
+  async function expectBalanceIsLedger(user: Session) {
+    const sum = (await ledgerOf(user)).reduce((total, row) => total + row.amount, 0)
+    expect(await balanceOf(user)).toBe(sum)
+  }
+
+  it('parallel sends with diamonds for one: one premium reply streams, the others get 402 before any model call', async () => {
+    const user = await userWith(PREMIUM_COST)
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => newChat(user).then((c) => c.sessionId)))
+    // Every reply takes a while, so all eight are in flight together.
+    api.tokenDelayMs = 20
+    const calls = premiumCalls()
+    const results = await Promise.all(
+      sessions.map((sessionId) =>
+        stream(user, '/api/chat/stream', { sessionId, message: 'Tell me everything.', chatModelId: 'grand-70b' }),
+      ),
+    )
+    const streamed = results.filter((r) => r.res.statusCode === 200)
+    const refused = results.filter((r) => r.res.statusCode === 402)
+    expect(streamed).toHaveLength(1)
+    expect(refused).toHaveLength(7)
+    for (const r of refused)
+      expect(r.res.json()).toMatchObject({ error: 'INSUFFICIENT_DIAMONDS', details: { needed: PREMIUM_COST } })
+    expect(eventOf(streamed[0]?.events ?? [], 'done')?.data).toMatchObject({
+      content: REPLY,
+      diamondsSpent: PREMIUM_COST,
+      balance: 0,
+    })
+    expect(premiumCalls() - calls).toBe(1)
+    expect(await balanceOf(user)).toBe(0)
+    // Nothing of the refused sends was stored.
+    const stored = await Promise.all(sessions.map((id) => messagesOf(user, id)))
+    expect(stored.map((m) => m.length).sort()).toEqual([1, 1, 1, 1, 1, 1, 1, 3])
+    await expectBalanceIsLedger(user)
+    expect((await ledgerOf(user)).filter((row) => row.reason === 'chat')).toHaveLength(1)
+  })
+
+  it('parallel regenerations pay each reply: diamonds for three give three replies, the rest 402', async () => {
+    const user = await userWith(3 * PREMIUM_COST)
+    const sessions: string[] = []
+    for (let i = 0; i < 9; i++) {
+      const { sessionId } = await newChat(user)
+      expect((await send(user, sessionId, 'Hello')).statusCode).toBe(200)
+      sessions.push(sessionId)
+    }
+    api.tokenDelayMs = 20
+    const calls = premiumCalls()
+    const results = await Promise.all(
+      sessions.map((sessionId, i) =>
+        i % 2 === 0
+          ? stream(user, '/api/chat/regenerate/stream', { sessionId, chatModelId: 'grand-70b' })
+          : post(user, '/api/chat/regenerate', { sessionId, chatModelId: 'grand-70b' }).then((res) => ({
+              res,
+              events: [],
+            })),
+      ),
+    )
+    const statuses = results.map((r) => r.res.statusCode)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 402)).toHaveLength(6)
+    expect(premiumCalls() - calls).toBe(3)
+    expect(await balanceOf(user)).toBe(0)
+    expect((await ledgerOf(user)).filter((row) => row.reason === 'chat')).toHaveLength(3)
+    await expectBalanceIsLedger(user)
+  })
+
+  it('the price is held while the reply is written; a failure, a stop and a cut refund it, the retry pays once', async () => {
+    const user = await userWith(3 * PREMIUM_COST)
+    const { sessionId } = await newChat(user)
+    // While the reply streams, its price is already off the balance (a process killed now leaves the hold).
+    api.tokenDelayMs = 30
+    const running = stream(user, '/api/chat/stream', {
+      sessionId,
+      message: 'Slowly, please.',
+      chatModelId: 'grand-70b',
+    })
+    await expect.poll(() => balanceOf(user)).toBe(2 * PREMIUM_COST)
+    expect(eventOf((await running).events, 'done')?.data).toMatchObject({ diamondsSpent: PREMIUM_COST })
+    api.tokenDelayMs = 0
+    expect(await balanceOf(user)).toBe(2 * PREMIUM_COST)
+
+    // A provider error: 502, the message kept, the hold refunded.
+    api.fail(500)
+    const payload = { chatModelId: 'grand-70b', requestId: 'req-hold-retry' }
+    expect((await send(user, sessionId, 'And then?', payload)).statusCode).toBe(502)
+    expect(await balanceOf(user)).toBe(2 * PREMIUM_COST)
+    // The failed message, retried with its request id, is answered and paid once.
+    const retried = await send(user, sessionId, 'And then?', payload)
+    expect(retried.json().data).toMatchObject({ replayed: false, diamondsSpent: PREMIUM_COST, balance: PREMIUM_COST })
+    const again = await send(user, sessionId, 'And then?', payload)
+    expect(again.json().data).toMatchObject({ replayed: true, diamondsSpent: 0 })
+    expect(await balanceOf(user)).toBe(PREMIUM_COST)
+
+    // A cut stream: the partial reply is kept as interrupted, free.
+    api.cut(2)
+    const cut = await stream(user, '/api/chat/regenerate/stream', { sessionId, chatModelId: 'grand-70b' })
+    expect(eventOf(cut.events, 'error')?.data.reply).toMatchObject({ status: 'interrupted', diamondsSpent: 0 })
+    expect(await balanceOf(user)).toBe(PREMIUM_COST)
+    // Stopped before any text: refunded too.
+    api.firstTokenDelayMs = 500
+    const stopping = stream(user, '/api/chat/regenerate/stream', { sessionId, chatModelId: 'grand-70b' })
+    await expect.poll(() => balanceOf(user)).toBe(0)
+    expect((await post(user, '/api/chat/stop', { sessionId })).json().data.stopped).toBe(true)
+    expect(eventOf((await stopping).events, 'stopped')?.data).toMatchObject({ partialKept: false })
+    api.firstTokenDelayMs = 0
+    expect(await balanceOf(user)).toBe(PREMIUM_COST)
+
+    const ledger = await ledgerOf(user)
+    expect(ledger.filter((row) => row.reason === 'hold')).toHaveLength(5)
+    expect(ledger.filter((row) => row.reason === 'refund').map((row) => row.amount)).toEqual([
+      PREMIUM_COST,
+      PREMIUM_COST,
+      PREMIUM_COST,
+    ])
+    expect(ledger.filter((row) => row.reason === 'settle')).toHaveLength(2)
+    expect(ledger.filter((row) => row.reason === 'chat')).toHaveLength(2)
+    // Every hold ended exactly once, and none is open.
+    for (const hold of ledger.filter((row) => row.reason === 'hold')) {
+      const id = hold.reference.slice('chat-hold:'.length)
+      expect(ledger.filter((row) => row.reference === `chat-hold-end:${id}`)).toHaveLength(1)
+    }
+    expect(await t.database.db.select().from(diamondHolds).where(eq(diamondHolds.userId, user.user.id))).toEqual([])
+    await expectBalanceIsLedger(user)
   })
 })
 
