@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'PREMIUM_REQUIRES_PLAN',
   'MODEL_ERROR',
   'REPLY_IN_PROGRESS',
+  'CHARACTER_UNAVAILABLE',
   // characters
   'INVALID_CARD',
 ] as const

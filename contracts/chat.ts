@@ -16,6 +16,13 @@ export const CHAT_MESSAGE_MAX_LENGTH = 4000
 export const MEMORY_NOTE_MAX_LENGTH = 4000
 /** Sending (a message, a regeneration) is limited per user to this many per minute. */
 export const CHAT_SEND_LIMIT = { max: 20, windowMs: 60_000 } as const
+/**
+ * Starting chats is limited per user: 30 an hour lets someone try many characters in a sitting;
+ * a script that opens sessions by the dozen a second is stopped within the first second.
+ */
+export const CHAT_CREATE_SESSION_LIMIT = { max: 30, windowMs: 60 * 60_000 } as const
+/** Saving a memory note by hand is limited per user: a person edits and saves a few times a minute at most. */
+export const CHAT_MEMORY_UPDATE_LIMIT = { max: 30, windowMs: 10 * 60_000 } as const
 
 export const MESSAGES_PAGE_SIZE_DEFAULT = 50
 export const MESSAGES_PAGE_SIZE_MAX = 100

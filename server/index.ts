@@ -61,12 +61,12 @@ async function main() {
     const seeded = await seedDemo(database.db, app.services)
     app.log.info({ seeded }, 'demo content ready')
   }
-  // Monthly diamonds and the deletion of expired sign-in tokens and links: jobs queued at start and
-  // every hour, keyed by the hour, so several instances queue one of each between them; both are
-  // idempotent (ADR 017).
+  // Monthly diamonds, the deletion of expired sign-in tokens and links, and the refund of diamond
+  // holds a killed process left open: jobs queued at start and every hour, keyed by the hour, so
+  // several instances queue one of each between them; all are idempotent (ADR 017, ADR 024).
   const queueHourly = () => {
     const hour = new Date().toISOString().slice(0, 13)
-    for (const kind of ['monthly-award', 'expired-tokens'] as const) {
+    for (const kind of ['monthly-award', 'expired-tokens', 'stale-holds'] as const) {
       app.services.jobs
         .enqueue(kind, {}, { key: `${kind}:${hour}` })
         .catch((err: unknown) => app.log.error({ err, kind }, 'hourly job could not be queued'))
@@ -111,6 +111,12 @@ async function main() {
 
   await app.listen({ port: config.port, host: config.host })
   queueHourly()
+  // The holds of replies cut off when the last process died are refunded as soon as they are surely
+  // dead, not only at the next hour.
+  const afterDeadline = new Date(Date.now() + app.services.chat.holdDeadlineMs)
+  app.services.jobs
+    .enqueue('stale-holds', {}, { key: 'stale-holds:after-start', runAt: afterDeadline })
+    .catch((err: unknown) => app.log.error({ err }, 'stale-holds job could not be queued'))
   app.log.info({ url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env }, 'ready')
 }
 

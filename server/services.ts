@@ -152,6 +152,10 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     const deleted = await auth.deleteSpentTokens()
     if (deleted.refreshTokens + deleted.emailTokens > 0) log(deleted, 'expired sign-in tokens and links deleted')
   })
+  jobs.register('stale-holds', async () => {
+    const refunded = await diamonds.refundStaleHolds(new Date(Date.now() - chat.holdDeadlineMs))
+    if (refunded > 0) log({ refunded }, 'diamond holds of replies that never ended refunded')
+  })
   jobs.register('monthly-award', async () => {
     const result = await diamonds.awardMonthly()
     if (result.awarded > 0) log(result, 'monthly diamonds awarded')

@@ -31,8 +31,9 @@ export const plans = pgTable('plans', {
 
 /**
  * Every change of a balance, never updated or deleted. `reference` names the cause uniquely
- * (`signup:<user>`, `monthly:<user>:<plan>:<YYYY-MM>`, `order:<id>`, `chat:<message>`), so the same
- * cause can never count twice, however often it is retried.
+ * (`signup:<user>`, `monthly:<user>:<plan>:<YYYY-MM>`, `order:<id>`, `chat:<swipe>`, and for a
+ * hold `chat-hold:<hold>` and its end `chat-hold-end:<hold>`), so the same cause can never count
+ * twice, however often it is retried.
  */
 export const diamondLedger = pgTable(
   'diamond_ledger',
@@ -61,4 +62,28 @@ export const diamondBalances = pgTable(
     balance: integer('balance').notNull().default(0),
   },
   (table) => [check('diamond_balances_not_negative', sql`${table.balance} >= 0`)],
+)
+
+/**
+ * Diamonds reserved for a premium reply being written (ADR 024). The debit itself is the ledger's
+ * `hold` entry; this row says the hold is still open. Settling or refunding it deletes the row in
+ * the transaction that writes the ledger's end entry, so the table holds exactly the open holds,
+ * and the ones a dead process left behind are found by age.
+ */
+export const diamondHolds = pgTable(
+  'diamond_holds',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    amount: integer('amount').notNull(),
+    /** What the diamonds are held for; the ledger references are `<purpose>-hold:<id>` and `<purpose>-hold-end:<id>`. */
+    purpose: text('purpose').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('diamond_holds_created_idx').on(table.createdAt),
+    check('diamond_holds_amount_positive', sql`${table.amount} > 0`),
+  ],
 )

@@ -6,6 +6,7 @@ import { orders, subscriptions } from '#db/schema/payments.ts'
 import { roleReports } from '#db/schema/reports.ts'
 import { roleRatings, roles, roleTags, tags } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
+import { visibleChatRole } from '#server/modules/chat/chat.repo.ts'
 
 /**
  * The account as a whole: every table that holds a user's rows, read for the export and removed
@@ -121,7 +122,8 @@ export function createAccountRepo(db: Db) {
             updatedAt: chatSessions.updatedAt,
           })
           .from(chatSessions)
-          .leftJoin(roles, eq(roles.id, chatSessions.roleId))
+          // A character made private by its creator is not this user's data: its id and name are left out.
+          .leftJoin(roles, visibleChatRole)
           .where(eq(chatSessions.userId, userId))
           .orderBy(asc(chatSessions.createdAt))
         const sessionIds = sessions.map((s) => s.id)

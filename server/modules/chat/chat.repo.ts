@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, lt, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
 import type { Db } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
@@ -14,6 +14,17 @@ const PREVIEW_LENGTH = 200
 
 // The indexes are written DESC NULLS LAST (drizzle-kit's way); the same order lets PostgreSQL use them.
 const newestFirst = sql`${chatMessages.id} desc nulls last`
+
+/**
+ * A chat's character as the chat's owner may see it now: a public one, or a private one only for
+ * its creator. A character its creator made private after others started chatting with it joins
+ * for nobody else, so its texts (the new private ones included) reach neither their prompts, nor
+ * their pages, nor their data export; to them the chat reads like one whose character is gone.
+ */
+export const visibleChatRole = and(
+  eq(roles.id, chatSessions.roleId),
+  or(eq(roles.visibility, 'public'), eq(roles.creatorId, chatSessions.userId)),
+)
 
 export type ReplyToStore = {
   sessionId: string
@@ -90,6 +101,8 @@ export function createChatRepo(db: Db) {
     roleAvatarImageId: roles.avatarImageId,
     roleAvatarBlurredImageId: roles.avatarBlurredImageId,
     roleIsAdult: roles.isAdult,
+    /** The character exists but its creator made it private: the chat is unavailable to this user. */
+    roleWithheld: sql<boolean>`(${chatSessions.roleId} is not null and ${roles.id} is null)`,
   }
 
   // The queries between the user pressing send and the model being asked, prepared once: building
@@ -118,7 +131,7 @@ export function createChatRepo(db: Db) {
     .select(findSessionQueryFields())
     .from(chatSessions)
     .innerJoin(users, eq(users.id, chatSessions.userId))
-    .leftJoin(roles, eq(roles.id, chatSessions.roleId))
+    .leftJoin(roles, visibleChatRole)
     .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
     .limit(1)
     .prepare('chat_find_session')
@@ -149,7 +162,7 @@ export function createChatRepo(db: Db) {
     })
     .from(chatSessions)
     .innerJoin(users, eq(users.id, chatSessions.userId))
-    .leftJoin(roles, eq(roles.id, chatSessions.roleId))
+    .leftJoin(roles, visibleChatRole)
     .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
     .limit(1)
     .prepare('chat_send_context')
@@ -169,7 +182,7 @@ export function createChatRepo(db: Db) {
           select s.id, 'user', ${sql.placeholder('content')}::text, ${sql.placeholder('tokens')}::int,
                  ${sql.placeholder('requestId')}::text
           from ${chatSessions} s
-          join ${roles} r on r.id = s.role_id
+          join ${roles} r on r.id = s.role_id and (r.visibility = 'public' or r.creator_id = s.user_id)
           where s.id = ${sql.placeholder('sessionId')}::uuid
             and s.user_id = ${sql.placeholder('userId')}::uuid
             and not (${sql.placeholder('premiumModelIds')}::jsonb ? ${effectiveModel(sql`s.model_id`)})
@@ -192,7 +205,7 @@ export function createChatRepo(db: Db) {
     })
     .from(chatSessions)
     .innerJoin(users, eq(users.id, chatSessions.userId))
-    .leftJoin(roles, eq(roles.id, chatSessions.roleId))
+    .leftJoin(roles, visibleChatRole)
     .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
     .limit(1)
     .prepare('chat_send_free')
@@ -400,7 +413,7 @@ export function createChatRepo(db: Db) {
 
     /**
      * A send to a model that costs nothing, in one round trip: stores the user's message when the
-     * session is `userId`'s, its character still exists and the model the turn uses (`chatModelId`,
+     * session is `userId`'s, its character still exists (and is public or theirs) and the model the turn uses (`chatModelId`,
      * else the session's model while it is offered, else `defaultModelId`) is not premium, and reads
      * what the turn needs (as `sendContext`). Null when nothing was stored: the session is not the
      * user's or cannot take the message this way, or `requestId` was used already (a repeat).
@@ -433,7 +446,7 @@ export function createChatRepo(db: Db) {
       return db
         .select(sessionColumns)
         .from(chatSessions)
-        .leftJoin(roles, eq(roles.id, chatSessions.roleId))
+        .leftJoin(roles, visibleChatRole)
         .where(eq(chatSessions.userId, userId))
         .orderBy(sql`${chatSessions.updatedAt} desc nulls last`, sql`${chatSessions.id} desc nulls last`)
         .limit(limit)

@@ -2,7 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ADULT_COOKIE } from '#contracts/catalogue.ts'
-import { CHAT_SEND_LIMIT, type ChatStreamEventName } from '#contracts/chat.ts'
+import {
+  CHAT_CREATE_SESSION_LIMIT,
+  CHAT_MEMORY_UPDATE_LIMIT,
+  CHAT_SEND_LIMIT,
+  type ChatStreamEventName,
+} from '#contracts/chat.ts'
 import {
   chatBody,
   chatMessageSchema,
@@ -173,7 +178,10 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
           response: { 200: okSchema(createdSessionSchema) },
         },
       },
-      async (request) => ok(await chat.createSession(userOf(request), request.body.roleId, adultCookie(request))),
+      async (request) => {
+        await enforceLimit(kv, `chat-create:user:${userOf(request)}`, CHAT_CREATE_SESSION_LIMIT)
+        return ok(await chat.createSession(userOf(request), request.body.roleId, adultCookie(request)))
+      },
     )
 
     app.post(
@@ -444,6 +452,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
         },
       },
       async (request) => {
+        await enforceLimit(kv, `chat-memory:user:${userOf(request)}`, CHAT_MEMORY_UPDATE_LIMIT)
         const { sessionId, note } = request.body
         return ok(await chat.updateMemory(userOf(request), sessionId, note))
       },

@@ -21,7 +21,7 @@ import { completeChat, LlmError, streamChat } from '#server/modules/models/llm-c
 import type { ModelConfig, ModelRegistry } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import type { PlansService } from '#server/modules/plans/plans.service.ts'
-import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
+import type { ChatMessageRow, ChatRepo, SessionView, Tx } from './chat.repo.ts'
 import {
   buildPrompt,
   type Character,
@@ -38,7 +38,7 @@ export type ChatDeps = {
   repo: ChatRepo
   models: ModelRegistry
   plans: Pick<PlansService, 'listPlans'>
-  diamonds: Pick<DiamondsService, 'spend' | 'balanceOf'>
+  diamonds: Pick<DiamondsService, 'spend' | 'balanceOf' | 'hold' | 'settleHold' | 'refundHold'>
   catalogue: Pick<CatalogueService, 'adultConfirmed'>
   /** Deadline of each model call (LLM_TIMEOUT_MS). */
   timeoutMs: number
@@ -82,6 +82,11 @@ const PLANS_TTL_MS = 60_000
 const SUMMARY_INPUT_TOKENS = 3000
 /** Summary calls one trigger may make to catch up (a plan that shrank drops many messages at once). */
 const SUMMARY_ROUNDS = 4
+/**
+ * A premium reply's hold still open this long after the model call's deadline was left by a process
+ * that died mid-reply: the `stale-holds` job refunds it (ADR 024). A live reply never gets there.
+ */
+const HOLD_GRACE_MS = 5 * 60_000
 
 const FALLBACK_PLAN: Pick<Plan, 'planId' | 'memoryK' | 'premiumModels'> = {
   planId: 'free',
@@ -90,6 +95,21 @@ const FALLBACK_PLAN: Pick<Plan, 'planId' | 'memoryK' | 'premiumModels'> = {
 }
 
 export const invalidSession = () => new AppError(404, 'INVALID_SESSION', INVALID_SESSION_MESSAGE)
+/**
+ * A turn needs the chat's character: gone (deleted), or withheld because its creator made it private
+ * (only its creator may chat with it then). The user's messages stay readable either way.
+ */
+function requireCharacter(session: Pick<SessionView, 'rolePublicId' | 'roleWithheld'>) {
+  if (session.rolePublicId) return
+  if (session.roleWithheld) {
+    throw new AppError(
+      403,
+      'CHARACTER_UNAVAILABLE',
+      'The character of this chat is private now: only its creator can chat with it. Your messages stay readable.',
+    )
+  }
+  throw AppError.conflict('The character of this chat no longer exists.')
+}
 const replyInProgress = () =>
   new AppError(409, 'REPLY_IN_PROGRESS', 'A reply is being written in this chat. Wait for it or stop it.')
 
@@ -213,17 +233,6 @@ export function createChatService(deps: ChatDeps) {
       throw new AppError(403, 'PREMIUM_REQUIRES_PLAN', 'Premium models need a plan that includes them.', {
         chatModelId: model.id,
         planId: plan.planId,
-      })
-    }
-  }
-
-  async function checkBalance(userId: string, model: ModelConfig) {
-    if (!model.premium) return
-    const balance = await diamonds.balanceOf(userId)
-    if (balance < model.diamondsPerMessage) {
-      throw new AppError(402, 'INSUFFICIENT_DIAMONDS', 'Not enough diamonds for this.', {
-        needed: model.diamondsPerMessage,
-        balance,
       })
     }
   }
@@ -380,6 +389,31 @@ export function createChatService(deps: ChatDeps) {
     requestId: string | null
     hooks: TurnHooks
     slot: { signal: AbortSignal; reason: () => 'stop' | 'shutdown' | undefined }
+    /** A premium reply's price, reserved before the model is asked; set by `paid`. */
+    hold?: { id: string; settled: boolean } | undefined
+  }
+
+  /**
+   * Runs a turn that asks the model, with a premium model's price reserved first (ADR 024): the
+   * balance goes down before any text is written, so parallel turns cannot all spend the same
+   * diamonds; one the balance does not cover is refused with 402 before anything is stored or
+   * asked. A stored complete reply settles the hold; anything else (a failure, a stop, an
+   * interrupted reply, a replay) refunds it, as users are told: a failed reply costs nothing.
+   */
+  async function paid(turn: Turn, run: () => Promise<TurnOutcome>): Promise<TurnOutcome> {
+    if (!turn.model.premium) return run()
+    const hold = { id: await diamonds.hold(turn.userId, turn.model.diamondsPerMessage, 'chat'), settled: false }
+    turn.hold = hold
+    try {
+      return await run()
+    } finally {
+      if (!hold.settled) {
+        // If the database is away now, the stale-holds job refunds it later.
+        await diamonds.refundHold(hold.id).catch((error: unknown) => {
+          log({ holdId: hold.id, err: error }, 'diamond hold not refunded; the stale-holds job will')
+        })
+      }
+    }
   }
 
   async function resultOf(
@@ -505,12 +539,19 @@ export function createChatService(deps: ChatDeps) {
       const cost = model.premium ? model.diamondsPerMessage : 0
       let reply: ChatMessageRow
       try {
+        // The hold's diamonds come back and are spent on this reply, in the transaction storing it.
+        const pay = async (tx: Tx, swipeId: number) => {
+          if (turn.hold) await diamonds.settleHold(turn.hold.id, tx)
+          await diamonds.spend(turn.userId, cost, `chat:${swipeId}`, 'chat', tx)
+        }
         reply = await repo.storeReply(
           { ...toStore, status: 'complete', diamondsSpent: cost },
-          cost > 0 ? (tx, swipeId) => diamonds.spend(turn.userId, cost, `chat:${swipeId}`, 'chat', tx) : undefined,
+          cost > 0 ? pay : undefined,
         )
+        if (turn.hold) turn.hold.settled = true
       } catch (error) {
-        // The balance was checked before the call; another spend took it meanwhile.
+        // Only when the hold was refunded meanwhile (a reply that outlived the stale-hold deadline)
+        // and the balance no longer covers the reply.
         if (error instanceof AppError && error.code === 'INSUFFICIENT_DIAMONDS') {
           return {
             kind: 'failed',
@@ -620,6 +661,9 @@ export function createChatService(deps: ChatDeps) {
   }
 
   return {
+    /** How old an open hold of a reply must be before the `stale-holds` job refunds it. */
+    holdDeadlineMs: deps.timeoutMs + HOLD_GRACE_MS,
+
     /**
      * The `chat-summary` job: folds the messages before `keptFromId` that are not yet in the memory
      * note into it. Safe to run twice (the note is written only over the version it read).
@@ -738,12 +782,15 @@ export function createChatService(deps: ChatDeps) {
       if (!context) throw invalidSession()
       const { session } = context
       const plan = await planOf(session.paidPlanId)
-      if (!session.rolePublicId) throw AppError.conflict('The character of this chat no longer exists.')
+      requireCharacter(session)
       const model = modelFor(input.chatModelId, session)
       checkPlanAllows(model, plan)
       return withSlot(session.id, hooks.signal, async (slot) => {
         const turn: Turn = { userId, session, model, plan, targetId: null, userMessage: null, requestId, hooks, slot }
-        /** The same call again (its answer was lost): the stored outcome, or the reply it never got. */
+        /**
+         * The same call again (its answer was lost): the stored outcome, or null when the reply was
+         * never stored (then it is generated now); undefined when no earlier call stored anything.
+         */
         const repeat = async (id: string) => {
           const earlier = await repo.findUserMessageByRequest(session.id, id)
           if (!earlier) return undefined
@@ -751,35 +798,37 @@ export function createChatService(deps: ChatDeps) {
           const next = await repo.messageAfter(session.id, earlier.id)
           if (next?.author === 'assistant') return replay(turn, next)
           if (next) throw AppError.conflict('The conversation has moved on since this message.')
-          await checkBalance(userId, model)
-          return generate(turn)
+          return null
         }
         if (requestId && context.earlierId !== null) {
           const outcome = await repeat(requestId)
           if (outcome) return outcome
+          if (outcome === null) return paid(turn, () => generate(turn))
         }
-        await checkBalance(userId, model)
-        const content = input.message
-        const { budgetTokens } = contextWindow(plan.memoryK, model.contextTokens)
-        const userMessage = await repo.insertUserMessage({
-          sessionId: session.id,
-          content,
-          tokens: countTokens(content),
-          requestId,
-          modelId: model.id,
+        return paid(turn, async () => {
+          const content = input.message
+          const { budgetTokens } = contextWindow(plan.memoryK, model.contextTokens)
+          const userMessage = await repo.insertUserMessage({
+            sessionId: session.id,
+            content,
+            tokens: countTokens(content),
+            requestId,
+            modelId: model.id,
+          })
+          if (!userMessage) {
+            // The request id was stored since the read: a repeat that just finished here, or one
+            // running on another instance.
+            const outcome = requestId ? await repeat(requestId) : undefined
+            if (outcome) return outcome
+            if (outcome === null) return generate(turn)
+            throw replyInProgress()
+          }
+          turn.userMessage = userMessage
+          // The newest messages were read before the insert; older pages are read only if they fit.
+          const earlier = await loadHistory(session.id, budgetTokens, undefined, context.recent)
+          const history = [...earlier.history.filter((m) => m.id < userMessage.id), toHistory(userMessage)]
+          return generate(turn, { history, olderExist: earlier.olderExist })
         })
-        if (!userMessage) {
-          // The request id was stored since the read: a repeat that just finished here, or one
-          // running on another instance.
-          const outcome = requestId ? await repeat(requestId) : undefined
-          if (outcome) return outcome
-          throw replyInProgress()
-        }
-        turn.userMessage = userMessage
-        // The newest messages were read before the insert; older pages are read only if they fit.
-        const earlier = await loadHistory(session.id, budgetTokens, undefined, context.recent)
-        const history = [...earlier.history.filter((m) => m.id < userMessage.id), toHistory(userMessage)]
-        return generate(turn, { history, olderExist: earlier.olderExist })
       })
     },
 
@@ -794,7 +843,7 @@ export function createChatService(deps: ChatDeps) {
     ): Promise<TurnOutcome> {
       const session = await requireSession(input.sessionId, userId)
       const plan = await planOf(session.paidPlanId)
-      if (!session.rolePublicId) throw AppError.conflict('The character of this chat no longer exists.')
+      requireCharacter(session)
       const model = modelFor(input.chatModelId, session)
       checkPlanAllows(model, plan)
       return withSlot(session.id, hooks.signal, async (slot) => {
@@ -808,8 +857,7 @@ export function createChatService(deps: ChatDeps) {
           if (!before) throw AppError.badRequest('Choose among the greetings instead.')
           turn.targetId = last.id
         }
-        await checkBalance(userId, model)
-        return generate(turn)
+        return paid(turn, () => generate(turn))
       })
     },
 

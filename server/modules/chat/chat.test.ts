@@ -2,10 +2,17 @@ import type { AddressInfo } from 'node:net'
 import { eq } from 'drizzle-orm'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CHAT_MESSAGE_MAX_LENGTH, CHAT_SEND_LIMIT, type ChatMessage, type ChatStreamEvent } from '#contracts/chat.ts'
+import {
+  CHAT_CREATE_SESSION_LIMIT,
+  CHAT_MEMORY_UPDATE_LIMIT,
+  CHAT_MESSAGE_MAX_LENGTH,
+  CHAT_SEND_LIMIT,
+  type ChatMessage,
+  type ChatStreamEvent,
+} from '#contracts/chat.ts'
 import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
-import { diamondLedger } from '#db/schema/diamonds.ts'
+import { diamondHolds, diamondLedger } from '#db/schema/diamonds.ts'
 import { roles } from '#db/schema/roles.ts'
 import { countMessageTokens } from '#server/modules/models/tokens.ts'
 import { type ChatMessageBody, type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
@@ -220,6 +227,67 @@ describe('sessions', () => {
     expect(
       (await t.app.inject({ method: 'POST', url: '/api/createSession', payload: { roleId: adult } })).statusCode,
     ).toBe(401)
+  })
+
+  it('a character made private answers only its creator: others keep their messages, the chat is unavailable', async () => {
+    const owner = await t.login()
+    const roleId = await newRole({ name: 'Mara', creatorId: owner.user.id })
+    const reader = await t.login()
+    const theirs = (await post(reader, '/api/createSession', { roleId })).json().data.id as string
+    const ownerChat = (await post(owner, '/api/createSession', { roleId })).json().data.id as string
+    expect((await send(reader, theirs, 'Before the change')).statusCode).toBe(200)
+    await t.app.services.diamonds.grantSignup(reader.user.id)
+
+    // The creator makes it private and gives it texts meant for nobody else.
+    const SECRET = 'SECRET-SCENARIO-only-for-the-creator'
+    await t.database.db
+      .update(roles)
+      .set({ visibility: 'private', name: 'Mara the Hidden', scenario: SECRET, description: SECRET })
+      .where(eq(roles.publicId, roleId))
+    const requests = api.requests.length
+
+    // Every turn is refused with a code the chat page translates; nothing is stored or asked.
+    const turns = [
+      await send(reader, theirs, 'After the change'),
+      await send(reader, theirs, 'After the change', { chatModelId: 'grand-70b' }),
+      await post(reader, '/api/chat/stream', { sessionId: theirs, message: 'After the change' }),
+      await post(reader, '/api/chat/regenerate', { sessionId: theirs }),
+      await post(reader, '/api/chat/regenerate/stream', { sessionId: theirs, chatModelId: 'grand-70b' }),
+    ]
+    for (const res of turns) {
+      expect(res.statusCode, res.body).toBe(403)
+      expect(res.json().error).toBe('CHARACTER_UNAVAILABLE')
+    }
+    expect(api.requests.length).toBe(requests)
+    expect(await balanceOf(reader)).toBe(SIGNUP_GRANT_DIAMONDS)
+
+    // Their own messages stay readable; the character's new texts and name reach none of their pages.
+    const messages = await messagesOf(reader, theirs)
+    expect(messages.map((m) => m.author)).toEqual(['assistant', 'user', 'assistant'])
+    expect(messages.map((m) => m.content).slice(0, 2)).toEqual([REPLY, 'Before the change'])
+    const detail = await post(reader, '/api/session', { sessionId: theirs })
+    expect(detail.statusCode).toBe(200)
+    expect(detail.json().data.role).toBeNull()
+    const list = await post(reader, '/api/sessions')
+    expect(list.json().data.sessions).toEqual([expect.objectContaining({ id: theirs, role: null })])
+    for (const body of [detail.body, list.body]) {
+      expect(body).not.toContain(SECRET)
+      expect(body).not.toContain('Hidden')
+    }
+
+    // Their data export holds their messages, not the private character's texts.
+    const exported = await t.injectWithLogin({ method: 'GET', url: '/api/account/export' }, reader)
+    expect(exported.statusCode).toBe(200)
+    expect(exported.body).toContain('Before the change')
+    expect(exported.body).not.toContain(SECRET)
+    expect(exported.body).not.toContain('Hidden')
+    expect(exported.json().chats[0]).toMatchObject({ characterId: null, characterName: null })
+
+    // The creator still chats with it, private texts and all.
+    expect((await send(owner, ownerChat, 'Still there?')).statusCode).toBe(200)
+    expect(JSON.stringify(lastStreamed()?.messages)).toContain(SECRET)
+    const ownerExport = await t.injectWithLogin({ method: 'GET', url: '/api/account/export' }, owner)
+    expect(ownerExport.json().chats.map((c: { characterName: string }) => c.characterName)).toContain('Mara the Hidden')
   })
 
   it("answers 'Invalid session!' for another user's session and unknown ones, on every call", async () => {
@@ -623,6 +691,42 @@ describe('limits', () => {
     expect((await send(other.user, other.sessionId, 'Hello')).statusCode).toBe(200)
   })
 
+  it('rate-limits starting chats per user: a burst gets 429 RATE_LIMITED and creates nothing more', async () => {
+    const user = await t.login()
+    const other = await t.login()
+    const roleId = await newRole()
+    const burst = await Promise.all(
+      Array.from({ length: CHAT_CREATE_SESSION_LIMIT.max + 10 }, () => post(user, '/api/createSession', { roleId })),
+    )
+    const statuses = burst.map((res) => res.statusCode)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(CHAT_CREATE_SESSION_LIMIT.max)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10)
+    const limited = burst.find((res) => res.statusCode === 429)
+    expect(limited?.json().error).toBe('RATE_LIMITED')
+    expect(Number(limited?.headers['retry-after'])).toBeGreaterThan(0)
+    const listed = await post(user, '/api/sessions', { pageSize: 100 })
+    expect(listed.json().data.total).toBe(CHAT_CREATE_SESSION_LIMIT.max)
+    // Another user is not held back by it.
+    expect((await post(other, '/api/createSession', { roleId })).statusCode).toBe(200)
+  })
+
+  it('rate-limits saving memory notes per user; the note refused keeps the one before', async () => {
+    const { user, sessionId } = await newChat()
+    for (let i = 0; i < CHAT_MEMORY_UPDATE_LIMIT.max; i++) {
+      const saved = await post(user, '/api/session/memory/update', { sessionId, note: `Note ${i}` })
+      expect(saved.statusCode).toBe(200)
+    }
+    const limited = await post(user, '/api/session/memory/update', { sessionId, note: 'One too many' })
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json().error).toBe('RATE_LIMITED')
+    const memory = await post(user, '/api/session/memory', { sessionId })
+    expect(memory.json().data.note).toBe(`Note ${CHAT_MEMORY_UPDATE_LIMIT.max - 1}`)
+    const other = await newChat()
+    expect(
+      (await post(other.user, '/api/session/memory/update', { sessionId: other.sessionId, note: 'Mine' })).statusCode,
+    ).toBe(200)
+  })
+
   it('refuses a model that is not offered, before storing anything', async () => {
     const { user, sessionId } = await newChat()
     const res = await send(user, sessionId, 'Hi', { chatModelId: 'gpt-99' })
@@ -711,14 +815,19 @@ describe('premium models and diamonds', () => {
     expect(lastStreamed()?.model).toBe('provider/grand-70b')
     expect(await balanceOf(user)).toBe(SIGNUP_GRANT_DIAMONDS - PREMIUM_COST)
     const [swipe] = await t.database.db.select().from(chatSwipes).where(eq(chatSwipes.requestId, 'req-free-premium'))
-    const ledger = await t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id))
-    expect(ledger.map((row) => ({ amount: row.amount, reason: row.reason, reference: row.reference }))).toEqual(
-      expect.arrayContaining([
-        { amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${user.user.id}` },
-        { amount: -PREMIUM_COST, reason: 'chat', reference: `chat:${swipe?.id}` },
-      ]),
-    )
-    expect(ledger).toHaveLength(2)
+    const ledger = await t.database.db
+      .select()
+      .from(diamondLedger)
+      .where(eq(diamondLedger.userId, user.user.id))
+      .orderBy(diamondLedger.id)
+    // The price was held before the model was asked, and the hold settled into the spend (ADR 024).
+    const holdId = ledger.find((row) => row.reason === 'hold')?.reference.slice('chat-hold:'.length)
+    expect(ledger.map((row) => ({ amount: row.amount, reason: row.reason, reference: row.reference }))).toEqual([
+      { amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${user.user.id}` },
+      { amount: -PREMIUM_COST, reason: 'hold', reference: `chat-hold:${holdId}` },
+      { amount: PREMIUM_COST, reason: 'settle', reference: `chat-hold-end:${holdId}` },
+      { amount: -PREMIUM_COST, reason: 'chat', reference: `chat:${swipe?.id}` },
+    ])
 
     // Streamed, the same: paid once more.
     const { events } = await stream(user, '/api/chat/stream', {
@@ -787,7 +896,7 @@ describe('premium models and diamonds', () => {
     expect(await balanceOf(user)).toBe(before - PREMIUM_COST)
     expect((await messagesOf(user, sessionId)).filter((m) => m.author === 'user')).toHaveLength(1)
     const ledger = await t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id))
-    const spends = ledger.filter((row) => row.amount < 0)
+    const spends = ledger.filter((row) => row.reason === 'chat')
     const [swipe] = await t.database.db.select().from(chatSwipes).where(eq(chatSwipes.requestId, 'req-0001-premium'))
     expect(spends).toEqual([expect.objectContaining({ amount: -PREMIUM_COST, reference: `chat:${swipe?.id}` })])
 
@@ -831,6 +940,147 @@ describe('premium models and diamonds', () => {
     expect(await messagesOf(user, sessionId)).toHaveLength(1)
     // Free models still answer.
     expect((await send(user, sessionId, 'One more?')).statusCode).toBe(200)
+  })
+})
+
+describe('diamond holds (ADR 024)', () => {
+  /** A free-plan user holding exactly `diamonds`. */
+  async function userWith(diamonds: number) {
+    const user = await t.login()
+    await t.app.services.diamonds.grantSignup(user.user.id)
+    await t.app.services.diamonds.spend(
+      user.user.id,
+      SIGNUP_GRANT_DIAMONDS - diamonds,
+      `test:drain:${user.user.id}`,
+      'test',
+    )
+    return user
+  }
+  const ledgerOf = (user: Session) =>
+    t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, user.user.id)).orderBy(diamondLedger.id)
+  const premiumCalls = () => api.requests.filter((r) => r.stream && r.model === 'provider/grand-70b').length
+  async function expectBalanceIsLedger(user: Session) {
+    const sum = (await ledgerOf(user)).reduce((total, row) => total + row.amount, 0)
+    expect(await balanceOf(user)).toBe(sum)
+  }
+
+  it('parallel sends with diamonds for one: one premium reply streams, the others get 402 before any model call', async () => {
+    const user = await userWith(PREMIUM_COST)
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => newChat(user).then((c) => c.sessionId)))
+    // Every reply takes a while, so all eight are in flight together.
+    api.tokenDelayMs = 20
+    const calls = premiumCalls()
+    const results = await Promise.all(
+      sessions.map((sessionId) =>
+        stream(user, '/api/chat/stream', { sessionId, message: 'Tell me everything.', chatModelId: 'grand-70b' }),
+      ),
+    )
+    const streamed = results.filter((r) => r.res.statusCode === 200)
+    const refused = results.filter((r) => r.res.statusCode === 402)
+    expect(streamed).toHaveLength(1)
+    expect(refused).toHaveLength(7)
+    for (const r of refused)
+      expect(r.res.json()).toMatchObject({ error: 'INSUFFICIENT_DIAMONDS', details: { needed: PREMIUM_COST } })
+    expect(eventOf(streamed[0]?.events ?? [], 'done')?.data).toMatchObject({
+      content: REPLY,
+      diamondsSpent: PREMIUM_COST,
+      balance: 0,
+    })
+    expect(premiumCalls() - calls).toBe(1)
+    expect(await balanceOf(user)).toBe(0)
+    // Nothing of the refused sends was stored.
+    const stored = await Promise.all(sessions.map((id) => messagesOf(user, id)))
+    expect(stored.map((m) => m.length).sort()).toEqual([1, 1, 1, 1, 1, 1, 1, 3])
+    await expectBalanceIsLedger(user)
+    expect((await ledgerOf(user)).filter((row) => row.reason === 'chat')).toHaveLength(1)
+  })
+
+  it('parallel regenerations pay each reply: diamonds for three give three replies, the rest 402', async () => {
+    const user = await userWith(3 * PREMIUM_COST)
+    const sessions: string[] = []
+    for (let i = 0; i < 9; i++) {
+      const { sessionId } = await newChat(user)
+      expect((await send(user, sessionId, 'Hello')).statusCode).toBe(200)
+      sessions.push(sessionId)
+    }
+    api.tokenDelayMs = 20
+    const calls = premiumCalls()
+    const results = await Promise.all(
+      sessions.map((sessionId, i) =>
+        i % 2 === 0
+          ? stream(user, '/api/chat/regenerate/stream', { sessionId, chatModelId: 'grand-70b' })
+          : post(user, '/api/chat/regenerate', { sessionId, chatModelId: 'grand-70b' }).then((res) => ({
+              res,
+              events: [],
+            })),
+      ),
+    )
+    const statuses = results.map((r) => r.res.statusCode)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 402)).toHaveLength(6)
+    expect(premiumCalls() - calls).toBe(3)
+    expect(await balanceOf(user)).toBe(0)
+    expect((await ledgerOf(user)).filter((row) => row.reason === 'chat')).toHaveLength(3)
+    await expectBalanceIsLedger(user)
+  })
+
+  it('the price is held while the reply is written; a failure, a stop and a cut refund it, the retry pays once', async () => {
+    const user = await userWith(3 * PREMIUM_COST)
+    const { sessionId } = await newChat(user)
+    // While the reply streams, its price is already off the balance (a process killed now leaves the hold).
+    api.tokenDelayMs = 30
+    const running = stream(user, '/api/chat/stream', {
+      sessionId,
+      message: 'Slowly, please.',
+      chatModelId: 'grand-70b',
+    })
+    await expect.poll(() => balanceOf(user)).toBe(2 * PREMIUM_COST)
+    expect(eventOf((await running).events, 'done')?.data).toMatchObject({ diamondsSpent: PREMIUM_COST })
+    api.tokenDelayMs = 0
+    expect(await balanceOf(user)).toBe(2 * PREMIUM_COST)
+
+    // A provider error: 502, the message kept, the hold refunded.
+    api.fail(500)
+    const payload = { chatModelId: 'grand-70b', requestId: 'req-hold-retry' }
+    expect((await send(user, sessionId, 'And then?', payload)).statusCode).toBe(502)
+    expect(await balanceOf(user)).toBe(2 * PREMIUM_COST)
+    // The failed message, retried with its request id, is answered and paid once.
+    const retried = await send(user, sessionId, 'And then?', payload)
+    expect(retried.json().data).toMatchObject({ replayed: false, diamondsSpent: PREMIUM_COST, balance: PREMIUM_COST })
+    const again = await send(user, sessionId, 'And then?', payload)
+    expect(again.json().data).toMatchObject({ replayed: true, diamondsSpent: 0 })
+    expect(await balanceOf(user)).toBe(PREMIUM_COST)
+
+    // A cut stream: the partial reply is kept as interrupted, free.
+    api.cut(2)
+    const cut = await stream(user, '/api/chat/regenerate/stream', { sessionId, chatModelId: 'grand-70b' })
+    expect(eventOf(cut.events, 'error')?.data.reply).toMatchObject({ status: 'interrupted', diamondsSpent: 0 })
+    expect(await balanceOf(user)).toBe(PREMIUM_COST)
+    // Stopped before any text: refunded too.
+    api.firstTokenDelayMs = 500
+    const stopping = stream(user, '/api/chat/regenerate/stream', { sessionId, chatModelId: 'grand-70b' })
+    await expect.poll(() => balanceOf(user)).toBe(0)
+    expect((await post(user, '/api/chat/stop', { sessionId })).json().data.stopped).toBe(true)
+    expect(eventOf((await stopping).events, 'stopped')?.data).toMatchObject({ partialKept: false })
+    api.firstTokenDelayMs = 0
+    expect(await balanceOf(user)).toBe(PREMIUM_COST)
+
+    const ledger = await ledgerOf(user)
+    expect(ledger.filter((row) => row.reason === 'hold')).toHaveLength(5)
+    expect(ledger.filter((row) => row.reason === 'refund').map((row) => row.amount)).toEqual([
+      PREMIUM_COST,
+      PREMIUM_COST,
+      PREMIUM_COST,
+    ])
+    expect(ledger.filter((row) => row.reason === 'settle')).toHaveLength(2)
+    expect(ledger.filter((row) => row.reason === 'chat')).toHaveLength(2)
+    // Every hold ended exactly once, and none is open.
+    for (const hold of ledger.filter((row) => row.reason === 'hold')) {
+      const id = hold.reference.slice('chat-hold:'.length)
+      expect(ledger.filter((row) => row.reference === `chat-hold-end:${id}`)).toHaveLength(1)
+    }
+    expect(await t.database.db.select().from(diamondHolds).where(eq(diamondHolds.userId, user.user.id))).toEqual([])
+    await expectBalanceIsLedger(user)
   })
 })
 

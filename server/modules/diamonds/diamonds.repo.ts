@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, lt, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
-import { diamondBalances, diamondLedger, plans } from '#db/schema/diamonds.ts'
+import { diamondBalances, diamondHolds, diamondLedger, plans } from '#db/schema/diamonds.ts'
 import { subscriptions } from '#db/schema/payments.ts'
 import { users } from '#db/schema/users.ts'
 
@@ -15,6 +15,12 @@ export class InsufficientDiamonds extends Error {
 }
 
 export type LedgerEntry = { userId: string; amount: number; reason: string; reference: string }
+
+/** How a hold ends: its diamonds are spent on what it was for, or given back. */
+export type HoldEnd = 'settle' | 'refund'
+
+export const holdReference = (purpose: string, holdId: string) => `${purpose}-hold:${holdId}`
+export const holdEndReference = (purpose: string, holdId: string) => `${purpose}-hold-end:${holdId}`
 
 export function createDiamondsRepo(db: Db) {
   async function applyIn(tx: Tx, entry: LedgerEntry) {
@@ -44,6 +50,49 @@ export function createDiamondsRepo(db: Db) {
     async apply(entry: LedgerEntry, tx?: Tx): Promise<{ applied: boolean }> {
       if (tx) return applyIn(tx, entry)
       return db.transaction((own) => applyIn(own, entry))
+    },
+
+    /**
+     * Reserves `amount` for `purpose`: an open hold row and its ledger debit (reason `hold`), in one
+     * transaction, never below zero (InsufficientDiamonds, and nothing is written).
+     */
+    async hold(userId: string, amount: number, purpose: string): Promise<string> {
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(diamondHolds)
+          .values({ userId, amount, purpose })
+          .returning({ id: diamondHolds.id })
+        if (!row) throw new Error('hold was not stored')
+        await applyIn(tx, { userId, amount: -amount, reason: 'hold', reference: holdReference(purpose, row.id) })
+        return row.id
+      })
+    },
+
+    /**
+     * Ends an open hold: gives its diamonds back to the balance (reason `settle` or `refund`) and
+     * closes it, once. False when it was ended already (the row lock makes a second caller wait for
+     * the first, then find nothing). Settling, the caller spends in the same transaction.
+     */
+    async endHold(holdId: string, end: HoldEnd, tx?: Tx): Promise<boolean> {
+      const run = async (own: Tx) => {
+        const [row] = await own.delete(diamondHolds).where(eq(diamondHolds.id, holdId)).returning()
+        if (!row) return false
+        const reference = holdEndReference(row.purpose, row.id)
+        await applyIn(own, { userId: row.userId, amount: row.amount, reason: end, reference })
+        return true
+      }
+      return tx ? run(tx) : db.transaction(run)
+    },
+
+    /** Holds opened before `before` and still open, oldest first. */
+    async openHoldsBefore(before: Date, limit: number): Promise<string[]> {
+      const rows = await db
+        .select({ id: diamondHolds.id })
+        .from(diamondHolds)
+        .where(lt(diamondHolds.createdAt, before))
+        .orderBy(asc(diamondHolds.createdAt))
+        .limit(limit)
+      return rows.map((r) => r.id)
     },
 
     async balanceOf(userId: string): Promise<number> {

@@ -3,6 +3,9 @@ import { AppError } from '#server/lib/errors.ts'
 import type { PlansService } from '#server/modules/plans/plans.service.ts'
 import { type DiamondsRepo, InsufficientDiamonds, type Tx } from './diamonds.repo.ts'
 
+/** Open holds refunded per query by `refundStaleHolds`. */
+const STALE_HOLDS_BATCH = 100
+
 /** `2026-11`: the period a monthly award belongs to (UTC). */
 export function periodOf(date: Date): string {
   return date.toISOString().slice(0, 7)
@@ -34,6 +37,51 @@ export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
           throw new AppError(402, 'INSUFFICIENT_DIAMONDS', 'Not enough diamonds for this.', { needed: amount })
         }
         throw error
+      }
+    },
+
+    /**
+     * Reserves `amount` before the work it pays for starts (a premium reply, ADR 024): the balance
+     * goes down at once, so parallel requests cannot all pass a check of the same diamonds. Refused
+     * with 402 INSUFFICIENT_DIAMONDS (needed, balance) when it would go below zero. Every hold ends
+     * once: `settleHold` when the work is delivered, `refundHold` when not, or `refundStaleHolds`.
+     */
+    async hold(userId: string, amount: number, purpose: string): Promise<string> {
+      if (!Number.isInteger(amount) || amount <= 0) throw new Error('hold amounts are positive integers')
+      try {
+        return await repo.hold(userId, amount, purpose)
+      } catch (error) {
+        if (error instanceof InsufficientDiamonds) {
+          throw new AppError(402, 'INSUFFICIENT_DIAMONDS', 'Not enough diamonds for this.', {
+            needed: amount,
+            balance: await repo.balanceOf(userId),
+          })
+        }
+        throw error
+      }
+    },
+
+    /**
+     * Ends a hold as delivered, inside the caller's transaction: its diamonds return to the balance
+     * (ledger `settle`) for the caller's own spend in the same transaction to take. False when the
+     * hold was refunded meanwhile (a reply that outlived the stale-hold deadline): the spend then
+     * comes from the balance as it is, or fails.
+     */
+    settleHold: (holdId: string, tx: Tx) => repo.endHold(holdId, 'settle', tx),
+
+    /** Gives a hold's diamonds back (ledger `refund`); false when it had ended already. */
+    refundHold: (holdId: string) => repo.endHold(holdId, 'refund'),
+
+    /**
+     * Refunds every hold opened before `before` and still open: work that a process killed midway
+     * never settled nor refunded. Safe to run twice and on several instances at once.
+     */
+    async refundStaleHolds(before: Date): Promise<number> {
+      let refunded = 0
+      for (;;) {
+        const ids = await repo.openHoldsBefore(before, STALE_HOLDS_BATCH)
+        for (const id of ids) if (await repo.endHold(id, 'refund')) refunded++
+        if (ids.length < STALE_HOLDS_BATCH) return refunded
       }
     },
 

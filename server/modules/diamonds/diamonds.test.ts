@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { diamondHolds } from '#db/schema/diamonds.ts'
 import { users } from '#db/schema/users.ts'
 import { createDiamondsRepo } from '#server/modules/diamonds/diamonds.repo.ts'
 import { createUser } from '#tests/factories/user.ts'
@@ -81,6 +82,60 @@ describe('plans and diamonds', () => {
     ).rejects.toThrow('the reply could not be stored')
     expect(await repo().balanceOf(user.id)).toBe(5)
     expect(await repo().ledgerSum(user.id)).toBe(5)
+  })
+
+  it('holds: 50 parallel holds of a balance that covers 10 succeed 10 times; each ends once, settled or refunded', async () => {
+    const user = await createUser(t.database.db)
+    await credit(user.id, 10)
+    const diamonds = t.app.services.diamonds
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => diamonds.hold(user.id, 1, 'chat')))
+    const held = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value)
+    expect(held).toHaveLength(10)
+    const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
+    for (const r of refused) {
+      expect(r.reason).toMatchObject({ status: 402, code: 'INSUFFICIENT_DIAMONDS', details: { needed: 1 } })
+    }
+    expect(await repo().balanceOf(user.id)).toBe(0)
+    expect(await repo().ledgerSum(user.id)).toBe(0)
+
+    const [settled, refunded, both] = held
+    if (!settled || !refunded || !both) throw new Error('holds missing')
+    // Settled: the hold's diamonds come back and the caller spends them, in one transaction.
+    await t.database.db.transaction(async (tx) => {
+      expect(await diamonds.settleHold(settled, tx)).toBe(true)
+      await diamonds.spend(user.id, 1, `chat:${randomUUID()}`, 'chat', tx)
+    })
+    expect(await diamonds.refundHold(settled)).toBe(false)
+    expect(await diamonds.refundHold(refunded)).toBe(true)
+    expect(await diamonds.refundHold(refunded)).toBe(false)
+    // Refunded and settled at the same time: only one of them ends it.
+    const raced = await Promise.all([
+      diamonds.refundHold(both),
+      t.database.db.transaction((tx) => diamonds.settleHold(both, tx)),
+    ])
+    expect(raced.filter(Boolean)).toHaveLength(1)
+    expect(await repo().balanceOf(user.id)).toBe(2)
+    expect(await repo().ledgerSum(user.id)).toBe(2)
+  })
+
+  it('refunds only the holds left open past the deadline, once, on any number of runs', async () => {
+    const user = await createUser(t.database.db)
+    await credit(user.id, 20)
+    const diamonds = t.app.services.diamonds
+    const stale = await diamonds.hold(user.id, 5, 'chat')
+    const live = await diamonds.hold(user.id, 7, 'chat')
+    await t.database.db
+      .update(diamondHolds)
+      .set({ createdAt: new Date(Date.now() - 60_000) })
+      .where(eq(diamondHolds.id, stale))
+    const deadline = new Date(Date.now() - 30_000)
+    const runs = await Promise.all([diamonds.refundStaleHolds(deadline), diamonds.refundStaleHolds(deadline)])
+    expect(runs.reduce((a, b) => a + b, 0)).toBe(1)
+    expect(await diamonds.refundStaleHolds(deadline)).toBe(0)
+    expect(await repo().balanceOf(user.id)).toBe(13)
+    expect(await repo().ledgerSum(user.id)).toBe(13)
+    const open = await t.database.db.select().from(diamondHolds).where(eq(diamondHolds.userId, user.id))
+    expect(open.map((h) => h.id)).toEqual([live])
   })
 
   it('awards the free plan’s monthly diamonds to verified accounts once per month', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, eq, like } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
-import { diamondLedger } from '#db/schema/diamonds.ts'
+import { diamondHolds, diamondLedger } from '#db/schema/diamonds.ts'
 import { jobs } from '#db/schema/jobs.ts'
 import { users } from '#db/schema/users.ts'
 import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
@@ -173,6 +173,44 @@ describe('background jobs', () => {
       .from(emailTokens)
       .where(eq(emailTokens.userId, user.id))
     expect(linksLeft.map((row) => row.hash)).toEqual(['link-live'])
+  })
+
+  it('refunds the diamond hold of a reply whose process died, once it is past the deadline, and no other', async () => {
+    const { user } = await t.login()
+    await t.app.services.diamonds.grantSignup(user.id)
+    const { diamonds, chat } = t.app.services
+    // What a premium reply holds while it is written; its process is killed before it settles or refunds.
+    const orphan = await diamonds.hold(user.id, 5, 'chat')
+    // A reply still being written elsewhere: younger than the deadline, left alone.
+    const live = await diamonds.hold(user.id, 7, 'chat')
+    await t.app.services.jobs.enqueue('stale-holds', {}, { key: 'stale-holds:test-young' })
+    await expect.poll(leftOver).toEqual([])
+    expect(await diamonds.balanceOf(user.id)).toBe(50 - 5 - 7)
+
+    await t.database.db
+      .update(diamondHolds)
+      .set({ createdAt: new Date(Date.now() - chat.holdDeadlineMs - 1000) })
+      .where(eq(diamondHolds.id, orphan))
+    await t.app.services.jobs.enqueue('stale-holds', {}, { key: 'stale-holds:test-old' })
+    await expect.poll(leftOver).toEqual([])
+    expect(await diamonds.balanceOf(user.id)).toBe(50 - 7)
+    const ledger = await t.database.db
+      .select({ amount: diamondLedger.amount, reason: diamondLedger.reason, reference: diamondLedger.reference })
+      .from(diamondLedger)
+      .where(eq(diamondLedger.userId, user.id))
+      .orderBy(diamondLedger.id)
+    expect(ledger).toEqual([
+      { amount: 50, reason: 'signup', reference: `signup:${user.id}` },
+      { amount: -5, reason: 'hold', reference: `chat-hold:${orphan}` },
+      { amount: -7, reason: 'hold', reference: `chat-hold:${live}` },
+      { amount: 5, reason: 'refund', reference: `chat-hold-end:${orphan}` },
+    ])
+    expect(ledger.reduce((sum, row) => sum + row.amount, 0)).toBe(await diamonds.balanceOf(user.id))
+    const open = await t.database.db
+      .select({ id: diamondHolds.id })
+      .from(diamondHolds)
+      .where(eq(diamondHolds.userId, user.id))
+    expect(open).toEqual([{ id: live }])
   })
 
   it('counts waiting and failed jobs per kind in the Prometheus metrics', async () => {

@@ -23,6 +23,8 @@ export type JobPayloads = {
   'monthly-award': Record<string, never>
   /** Deletes sign-in tokens and e-mail links that expired or were used up (hourly). */
   'expired-tokens': Record<string, never>
+  /** Refunds diamond holds that a process killed mid-reply left open (at start and hourly, ADR 024). */
+  'stale-holds': Record<string, never>
 }
 
 export type JobKind = keyof JobPayloads
@@ -41,6 +43,7 @@ export const JOB_KINDS: Record<JobKind, KindSettings> = {
   'chat-summary': { maxAttempts: 4, leaseMs: 10 * MINUTE },
   'monthly-award': { maxAttempts: 6, leaseMs: 10 * MINUTE },
   'expired-tokens': { maxAttempts: 3, leaseMs: 10 * MINUTE },
+  'stale-holds': { maxAttempts: 3, leaseMs: 10 * MINUTE },
 }
 
 export type EnqueueOptions = {
