@@ -205,6 +205,32 @@ describe('accounts API', () => {
     expect(replay.json()).toMatchObject({ error: 'VERIFICATION_FAILED', details: { reason: 'already used' } })
   })
 
+  it('takes a solved challenge once, however its token is re-encoded', async () => {
+    const token = await humanToken()
+    const solved = JSON.parse(Buffer.from(token, 'base64').toString('utf8'))
+    const encode = (value: unknown, space?: number) =>
+      Buffer.from(JSON.stringify(value, null, space)).toString('base64')
+    const reencoded = [
+      token,
+      encode(solved, 2), // the same JSON, spaced out
+      encode({ solution: solved.solution, challenge: solved.challenge }), // keys in another order
+      `${encode(solved)}====${Buffer.from('junk').toString('base64')}`, // junk after the base64
+      Buffer.from(JSON.stringify(solved)).toString('base64url'), // the URL-safe alphabet
+    ]
+    const answers: unknown[] = []
+    for (const turnstileToken of reencoded) {
+      const id = unique()
+      const res = await post('/api/register', {
+        username: `replay_${id}`,
+        email: `replay-${id}@example.test`,
+        password: 'a quiet lantern by the sea',
+        turnstileToken,
+      })
+      answers.push(res.statusCode === 200 ? 'accepted' : res.json().details?.reason)
+    }
+    expect(answers).toEqual(['accepted', 'already used', 'already used', 'already used', 'already used'])
+  })
+
   it('refuses short and common passwords, bad usernames and taken usernames with clear errors', async () => {
     for (const password of ['short', 'password1', 'iloveyou']) {
       const { res } = await register({ password })
