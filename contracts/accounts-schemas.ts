@@ -7,17 +7,22 @@ const email = z.string().trim().max(EMAIL_MAX).pipe(z.email())
 // Length and commonness are checked by the server with a precise error (WEAK_PASSWORD).
 const password = z.string().min(1).max(PASSWORD_MAX)
 
+const humanToken = z.string().min(1).max(20_000)
+
 export const registerBody = z
   .object({
     username: z.string().trim().min(USERNAME_MIN).max(USERNAME_MAX).regex(USERNAME_PATTERN),
     email,
     password,
-    turnstileToken: z.string().min(1).max(20_000),
+    turnstileToken: humanToken,
     locale: z.string().max(10).optional(),
   })
   .strict()
 
-export const loginBody = z.object({ email, password, rememberMe: z.boolean().default(false) }).strict()
+// A solved human check is asked for only after failed logins (ADR 023: HUMAN_VERIFICATION_REQUIRED).
+export const loginBody = z
+  .object({ email, password, rememberMe: z.boolean().default(false), turnstileToken: humanToken.optional() })
+  .strict()
 export const emailBody = z.object({ email }).strict()
 export const refreshBody = z.object({ refreshToken: z.string().min(1).max(200) }).strict()
 export const tokenQuery = z.object({ token: z.string().min(1).max(200) })

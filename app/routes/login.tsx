@@ -6,6 +6,7 @@ import { PageMeta } from '#app/components/page-meta.tsx'
 import { login } from '#app/features/accounts/api/accounts.ts'
 import { AuthCard, Field, FormMessage } from '#app/features/accounts/components/auth-card.tsx'
 import { GoogleButton } from '#app/features/accounts/components/google-button.tsx'
+import { HumanCheck, type HumanCheckProblem } from '#app/features/accounts/components/human-check.tsx'
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { ApiError } from '#app/lib/http.ts'
@@ -28,26 +29,51 @@ export default function Login({ params }: Route.ComponentProps) {
   const [error, setError] = useState<string | null>(null)
   const [unverified, setUnverified] = useState(false)
   const [busy, setBusy] = useState(false)
+  // After failed logins the server asks for a human check (ADR 023); the form shows it from then on.
+  const [humanCheck, setHumanCheck] = useState(false)
+  const [token, setToken] = useState('')
+  const [widgetKey, setWidgetKey] = useState(0)
+
+  const problemMessages: Record<HumanCheckProblem, string> = {
+    configError: t('register.configError'),
+    containerMissing: t('register.containerMissing'),
+    loadFailed: t('register.loadFailed'),
+    failed: t('captcha.error'),
+  }
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault()
     setError(null)
     setUnverified(false)
     if (!fields.email.trim() || !fields.password) return setError(t('register.fillAll'))
+    if (humanCheck && !token) return setError(t('register.completeVerification'))
     setBusy(true)
     try {
-      storeTokens(await login({ ...fields, email: fields.email.trim() }))
+      storeTokens(await login({ ...fields, email: fields.email.trim(), ...(token ? { turnstileToken: token } : {}) }))
       // Back to where the user was: same-origin paths only.
       navigate(safeRedirectPath(search.get('redirect_url'), localizePath(locale, '/')), { replace: true })
     } catch (failure) {
       if (
         failure instanceof ApiError &&
-        ['INVALID_CREDENTIALS', 'EMAIL_NOT_VERIFIED', 'RATE_LIMITED', 'VALIDATION_ERROR'].includes(failure.error)
+        [
+          'INVALID_CREDENTIALS',
+          'EMAIL_NOT_VERIFIED',
+          'RATE_LIMITED',
+          'VALIDATION_ERROR',
+          'HUMAN_VERIFICATION_REQUIRED',
+          'VERIFICATION_FAILED',
+        ].includes(failure.error)
       ) {
         setError(apiErrorMessage(tCommon, failure))
         setUnverified(failure.error === 'EMAIL_NOT_VERIFIED')
+        if (failure.error === 'HUMAN_VERIFICATION_REQUIRED') setHumanCheck(true)
       } else {
         setError(t('login.failed'))
+      }
+      // A solved puzzle is good for one try: get a fresh one.
+      if (token) {
+        setToken('')
+        setWidgetKey((k) => k + 1)
       }
     } finally {
       setBusy(false)
@@ -82,6 +108,15 @@ export default function Login({ params }: Route.ComponentProps) {
           value={fields.password}
           onChange={(e) => setFields({ ...fields, password: e.target.value })}
         />
+        {humanCheck ? (
+          <div className="mb-4">
+            <HumanCheck
+              key={widgetKey}
+              onToken={setToken}
+              onProblem={(problem) => setError(problemMessages[problem])}
+            />
+          </div>
+        ) : null}
         <div className="mb-4 flex items-center justify-between gap-4 text-sm">
           <label className="flex items-center gap-2">
             <input

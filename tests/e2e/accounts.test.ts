@@ -152,6 +152,61 @@ describe.skipIf(!chromiumPath)('accounts in a browser', () => {
     await context.close()
   })
 
+  it('after failed logins asks for the human check, and the right password then gets in', async () => {
+    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT })
+    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    const email = `forgetful-${Date.now()}@example.test`
+    const password = 'tea in the lighthouse kitchen'
+    const challenge = await (await fetch(`${server.url}/api/public/altcha/challenge`)).json()
+    const { solveChallenge } = await import('altcha-lib')
+    const { deriveKey } = await import('altcha-lib/algorithms/sha')
+    const solution = await solveChallenge({ challenge, deriveKey })
+    await fetch(`${server.url}/api/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        username: `forgetful_${Date.now().toString(36)}`,
+        email,
+        password,
+        turnstileToken: Buffer.from(JSON.stringify({ challenge, solution })).toString('base64'),
+      }),
+    })
+    const token = new URL(
+      linksIn((await smtp.waitForMail(email)).text).find((l) => l.includes('/verify?')) ?? '',
+    ).searchParams.get('token')
+    await fetch(`${server.url}/api/verify?token=${token}`, { method: 'POST' })
+
+    await page.goto(`${server.url}/login`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByLabel('E-mail').fill(email)
+    const attempt = async (guess: string) => {
+      await page.getByLabel('Password').fill(guess)
+      const answered = page.waitForResponse((r) => r.url().endsWith('/api/login'))
+      await page.getByRole('button', { name: 'Log in' }).click()
+      return (await answered).status()
+    }
+    // Five wrong passwords (ADR 023): the form has no human check yet.
+    for (let i = 0; i < 5; i++) expect(await attempt(`wrong guess number ${i}`)).toBe(401)
+    expect(await page.getByTestId('human-check').count()).toBe(0)
+    // The sixth try, the right password, is asked for a human check first: the form says why and shows it.
+    expect(await attempt(password)).toBe(403)
+    await page
+      .getByText('Too many failed logins to this account. Please confirm that you are human, then log in again.')
+      .waitFor()
+    await page.getByText('I am not a robot').click()
+    await page.getByText('Verified').waitFor({ timeout: 30_000 })
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.screenshot({ path: path.join(screenshotDir, 'login-human-check.png') })
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await page.waitForURL(`${server.url}/`)
+    await page.getByRole('button', { name: 'Logout' }).waitFor()
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
   it('signs in through the Google issuer and comes back to the page it started from', async () => {
     const email = `oidc-${Date.now()}@gmail.test`
     const addClaims = (token: { payload: Record<string, unknown> }) =>

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import ipaddr from 'ipaddr.js'
 import {
   DEFAULT_AVATAR,
   REFRESH_IDLE_REMEMBER_SECONDS,
@@ -17,7 +18,7 @@ import {
 import { DEFAULT_LOCALE, isLocale, type Locale, localizePath } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
-import { enforceLimit } from '#server/lib/rate-limit.ts'
+import { clearFailures, countFailure, enforceLimit, failuresReached, withinLimit } from '#server/lib/rate-limit.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { JobExecutor, JobPayloads, JobQueue } from '#server/modules/jobs/job-queue.ts'
 import { type AccountMailKind, renderAccountMail, renderSecurityMail } from '#server/modules/mail/account-mail.ts'
@@ -29,16 +30,26 @@ import type { HumanVerification } from './human-verification.ts'
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts'
 
 const MINUTE = 60_000
-// Abuse limits (docs/decisions/008-accounts-and-tokens.md). Per IP and per account.
+// Abuse limits (docs/decisions/008-accounts-and-tokens.md, 023-login-throttling-and-mail-caps.md).
+// Per IP (an IPv6 /64 counts as one source) and per address; nothing a stranger does to an address
+// refuses its owner.
 export const LIMITS = {
   registerPerIp: { max: 10, windowMs: 60 * MINUTE },
+  /** Every login attempt from one source, before the password is checked. */
   loginPerIp: { max: 30, windowMs: 15 * MINUTE },
-  loginPerAccount: { max: 10, windowMs: 15 * MINUTE },
+  /** Failed logins to one account from one source; beyond, that source solves a human check per try. */
+  loginFailuresPerSource: { max: 5, windowMs: 15 * MINUTE },
+  /** Failed logins to one account from everywhere; beyond, sources it never signed in from solve one too. */
+  loginFailuresPerAccount: { max: 20, windowMs: 15 * MINUTE },
   resendPerAccount: { max: 1, windowMs: RESEND_COOLDOWN_SECONDS * 1000 },
   resendPerIp: { max: 10, windowMs: 60 * MINUTE },
   verifyPerIp: { max: 30, windowMs: 15 * MINUTE },
-  resetPerAccount: { max: 3, windowMs: 60 * MINUTE },
   resetPerIp: { max: 10, windowMs: 60 * MINUTE },
+  // Mails with a link, per address: over the cap the request answers the same and nothing is sent.
+  // Each window is as long as its links live, so a mail held back always leaves the ones sent in
+  // the window working: a stranger can fill the cap, never leave the owner without a link.
+  resetMailsPerAccount: { max: 3, windowMs: RESET_LINK_TTL_MINUTES * MINUTE },
+  verifyMailsPerAccount: { max: 5, windowMs: VERIFY_LINK_TTL_MINUTES * MINUTE },
   refreshPerIp: { max: 120, windowMs: 15 * MINUTE },
   logoutAllPerUser: { max: 5, windowMs: 15 * MINUTE },
   logoutAllPerIp: { max: 20, windowMs: 15 * MINUTE },
@@ -54,6 +65,23 @@ export function usernameBase(name: string): string {
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
 const newSecret = () => randomBytes(32).toString('base64url')
 const accountKey = (email: string) => sha256(email.trim().toLowerCase()).slice(0, 32)
+
+/** A source that signed in to an account is known to it this long (no human check when under attack). */
+const KNOWN_SOURCE_MS = 30 * 24 * 60 * MINUTE
+
+/**
+ * Where a request comes from, for limits: the IPv4 address, or the /64 network of an IPv6 one
+ * (one household or server usually holds a whole /64, and could take a fresh address per try).
+ */
+export function sourceOf(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip
+  const address = ipaddr.process(ip)
+  if (address.kind() === 'ipv4') return address.toString()
+  return `${(address as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`
+}
 
 export type SecurityEventLog = (event: string, info: Record<string, unknown>) => void
 
@@ -149,6 +177,16 @@ export function createAuthService({
     return { token: await accessTokens.issue({ userId }), refreshToken }
   }
 
+  /** Reset links (also in the "account exists" notice) share one cap per address. */
+  const resetMailKey = (email: string) => `reset-mail:account:${accountKey(email)}`
+
+  /** Someone registered an address that has an account: its owner gets a notice with a reset link, within the cap. */
+  async function tellOwnerOfExistingAccount(user: { id: string; email: string }) {
+    if (await withinLimit(kv, resetMailKey(user.email), LIMITS.resetMailsPerAccount)) {
+      await queueAccountMail('account-exists', user, 'reset-password')
+    }
+  }
+
   return {
     /**
      * Creates an account and mails its verification link. An address that already has an account
@@ -173,30 +211,29 @@ export function createAuthService({
         ])
       }
       const locale = isLocale(input.locale) ? input.locale : DEFAULT_LOCALE
-      const existing = await repo.findUserByEmail(input.email)
-      if (existing) {
-        await queueAccountMail('account-exists', existing, 'reset-password')
-        return
-      }
-      if (await repo.usernameTaken(input.username)) {
-        throw new AppError(409, 'USERNAME_TAKEN', 'This username is taken.', [
+      const usernameTaken = () =>
+        new AppError(409, 'USERNAME_TAKEN', 'This username is taken.', [
           { path: 'username', message: 'taken', in: 'body' },
         ])
-      }
+      // The name before the address: names are public (they sign characters), so refusing a taken
+      // one tells nothing about who has an account, whatever address comes with it.
+      if (await repo.usernameTaken(input.username)) throw usernameTaken()
+      // Hashed on every path, known address or not, so the answer takes as long either way.
+      const passwordHash = await hashPassword(input.password)
+      const existing = await repo.findUserByEmail(input.email)
+      if (existing) return tellOwnerOfExistingAccount(existing)
       const user = await repo.createUser(
-        {
-          username: input.username,
-          email: input.email.trim(),
-          passwordHash: await hashPassword(input.password),
-          locale,
-        },
+        { username: input.username, email: input.email.trim(), passwordHash, locale },
         (tx, created) => queueAccountMail('verify-email', created, 'verify-email', tx),
       )
-      // Lost a race with a registration of the same name or address a moment ago.
-      if (!user)
-        throw new AppError(409, 'USERNAME_TAKEN', 'This username is taken.', [
-          { path: 'username', message: 'taken', in: 'body' },
-        ])
+      if (!user) {
+        // Lost a race with a registration of the same name or address a moment ago.
+        const registered = await repo.findUserByEmail(input.email)
+        if (registered) return tellOwnerOfExistingAccount(registered)
+        throw usernameTaken()
+      }
+      // The first verification mail counts toward the address's cap on them.
+      await withinLimit(kv, `verify-mail:account:${accountKey(user.email)}`, LIMITS.verifyMailsPerAccount)
       // The verification mail's job was written with the account; the worker picks it up now.
       jobs.kick()
     },
@@ -213,19 +250,62 @@ export function createAuthService({
       await enforceLimit(kv, `resend:ip:${ip}`, LIMITS.resendPerIp)
       await enforceLimit(kv, `resend:account:${accountKey(email)}`, LIMITS.resendPerAccount)
       const user = await repo.findUserByEmail(email)
-      if (user && !user.emailVerifiedAt) await queueAccountMail('verify-email', user, 'verify-email')
+      if (!user || user.emailVerifiedAt) return
+      if (await withinLimit(kv, `verify-mail:account:${accountKey(user.email)}`, LIMITS.verifyMailsPerAccount)) {
+        await queueAccountMail('verify-email', user, 'verify-email')
+      }
     },
 
-    async login(input: { email: string; password: string; rememberMe: boolean; ip: string }): Promise<TokenPair> {
-      await enforceLimit(kv, `login:ip:${input.ip}`, LIMITS.loginPerIp)
-      await enforceLimit(kv, `login:account:${accountKey(input.email)}`, LIMITS.loginPerAccount)
+    /**
+     * Logs in with a password (ADR 023). Only failures count against an account, per source: a
+     * stranger's wrong guesses make the stranger's own source solve a human check, and make sources
+     * the account never signed in from solve one once they pass the account's bound. The owner's
+     * right password always gets in, at worst after one proof-of-work; nothing locks the account.
+     */
+    async login(input: {
+      email: string
+      password: string
+      rememberMe: boolean
+      turnstileToken?: string
+      ip: string
+    }): Promise<TokenPair> {
+      const source = sourceOf(input.ip)
+      const account = accountKey(input.email)
+      // Every attempt from one source, first: bounds the hashing and credential stuffing from one place.
+      await enforceLimit(kv, `login:ip:${source}`, LIMITS.loginPerIp)
+      const failedHere = `login:failed:${account}:${source}`
+      const failedEverywhere = `login:failed:${account}`
+      const knownSource = `login:known:${account}:${source}`
+      // The same for every address, registered or not: these keys exist for any address.
+      const humanCheckNeeded =
+        (await failuresReached(kv, failedHere, LIMITS.loginFailuresPerSource)) ||
+        ((await failuresReached(kv, failedEverywhere, LIMITS.loginFailuresPerAccount)) && !(await kv.get(knownSource)))
+      if (humanCheckNeeded) {
+        if (!input.turnstileToken) {
+          throw new AppError(
+            403,
+            'HUMAN_VERIFICATION_REQUIRED',
+            'Too many failed logins to this account: solve the human verification and try again.',
+          )
+        }
+        const human = await humanVerification.verify(input.turnstileToken, input.ip)
+        if (!human.ok)
+          throw new AppError(400, 'VERIFICATION_FAILED', `Verification failed: ${human.reason}`, {
+            reason: human.reason,
+          })
+      }
       const user = await repo.findUserByEmail(input.email)
       const valid = await verifyPassword(user?.passwordHash ?? null, input.password)
       if (!user || !valid) {
+        await countFailure(kv, failedHere, LIMITS.loginFailuresPerSource)
+        await countFailure(kv, failedEverywhere, LIMITS.loginFailuresPerAccount)
         // The address as a hash: enough to see one account under attack, without the address itself.
-        securityEvent('login.failed', { ip: input.ip, account: accountKey(input.email), known: Boolean(user) })
+        securityEvent('login.failed', { ip: input.ip, account, known: Boolean(user) })
         throw new AppError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is wrong.')
       }
+      // The right password: this source starts afresh and is known to the account from now on.
+      await clearFailures(kv, failedHere)
+      await kv.set(knownSource, '1', KNOWN_SOURCE_MS)
       if (!user.emailVerifiedAt) {
         throw new AppError(403, 'EMAIL_NOT_VERIFIED', 'Please verify your e-mail address first.')
       }
@@ -298,11 +378,16 @@ export function createAuthService({
       return { loginsEnded }
     },
 
+    /**
+     * Mails a reset link. The same answer for any address, and no refusal per address: over the
+     * address's mail cap nothing is sent, and the links already sent in the window still work.
+     */
     async requestPasswordReset(email: string, ip: string) {
       await enforceLimit(kv, `reset:ip:${ip}`, LIMITS.resetPerIp)
-      await enforceLimit(kv, `reset:account:${accountKey(email)}`, LIMITS.resetPerAccount)
       const user = await repo.findUserByEmail(email)
-      if (user) await queueAccountMail('reset-password', user, 'reset-password')
+      if (user && (await withinLimit(kv, resetMailKey(user.email), LIMITS.resetMailsPerAccount))) {
+        await queueAccountMail('reset-password', user, 'reset-password')
+      }
     },
 
     /**

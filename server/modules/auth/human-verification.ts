@@ -55,9 +55,12 @@ export function createHumanVerification(config: Config, kv: KeyValueStore) {
         hmacKeySignatureSecret,
       }).catch(() => null)
       if (!result?.verified) return { ok: false, reason: result?.expired ? 'expired' : 'invalid' }
-      // A solved challenge is good for one submission only.
+      // A solved challenge is good for one submission only. The marker names the challenge itself
+      // (its random nonce and salt, both covered by our signature), not the token's text: the same
+      // solution re-encoded (re-spaced JSON, junk after the base64) is still the same challenge.
+      const { nonce, salt } = (payload.challenge as { parameters: { nonce: string; salt: string } }).parameters
       const used = await kv.setIfAbsent(
-        `altcha:used:${createHmac('sha256', hmacSignatureSecret).update(token).digest('hex')}`,
+        `altcha:used:${createHmac('sha256', hmacSignatureSecret).update(`${nonce}:${salt}`).digest('hex')}`,
         '1',
         CHALLENGE_TTL_MS,
       )

@@ -42,11 +42,13 @@ export function createContactService(deps: ContactServiceDeps) {
   return {
     async send(input: ContactMessage): Promise<void> {
       await enforceLimit(deps.kv, `contact:ip:${input.ip}`, CONTACT_LIMITS.perIp)
-      await enforceLimit(deps.kv, 'contact:everyone', CONTACT_LIMITS.everyone)
       const human = await deps.humanVerification.verify(input.turnstileToken, input.ip)
       if (!human.ok) {
         throw new AppError(400, 'VERIFICATION_FAILED', `Verification failed: ${human.reason}`, { reason: human.reason })
       }
+      // Only messages that passed the human check spend the shared budget: failed tries from many
+      // addresses must not shut the form for everyone.
+      await enforceLimit(deps.kv, 'contact:everyone', CONTACT_LIMITS.everyone)
       const locale = isLocale(input.locale) ? input.locale : DEFAULT_LOCALE
       const sentAt = new Date().toISOString()
       const facts = [

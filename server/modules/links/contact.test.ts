@@ -97,6 +97,19 @@ describe('contact form', () => {
     // Someone else may still write.
     expect((await send({ ...message, turnstileToken: await humanToken() }, '198.51.100.5')).statusCode).toBe(200)
   })
+
+  it('spends the shared budget only on messages that passed the human check', async () => {
+    // More failed checks than the whole budget, from many addresses (five each, their own limit).
+    const addresses = Math.ceil((CONTACT_LIMITS.everyone.max + 5) / CONTACT_LIMITS.perIp.max)
+    for (let a = 0; a < addresses; a++) {
+      for (let i = 0; i < CONTACT_LIMITS.perIp.max; i++) {
+        const res = await send({ ...message, turnstileToken: 'garbage' }, `10.1.${a}.1`)
+        expect(res.json().error).toBe('VERIFICATION_FAILED')
+      }
+    }
+    // A visitor who passes the check is still heard.
+    expect((await send({ ...message, turnstileToken: await humanToken() }, '198.51.100.6')).statusCode).toBe(200)
+  })
 })
 
 // A mail server that is down or hangs: server/modules/mail/mail-faults.test.ts.

@@ -11,7 +11,8 @@ export const register = (body: {
 }) => api<{ message: string }>('/register', { method: 'POST', body })
 export const resendVerification = (email: string) =>
   api<{ message: string }>('/resend-email', { method: 'POST', body: { email } })
-export const login = (body: { email: string; password: string; rememberMe: boolean }) =>
+/** `turnstileToken`: a solved human check, asked for after failed logins (HUMAN_VERIFICATION_REQUIRED). */
+export const login = (body: { email: string; password: string; rememberMe: boolean; turnstileToken?: string }) =>
   api<TokenPair>('/login', { method: 'POST', body })
 export const verifyEmail = (token: string) => api<{ message: string }>('/verify', { method: 'POST', query: { token } })
 export const requestPasswordReset = (email: string) =>
