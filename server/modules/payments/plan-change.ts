@@ -1,5 +1,5 @@
 import type { PaymentType } from '#contracts/payments.ts'
-import type { BillingCycle, Plan } from '#contracts/plans.ts'
+import { type BillingCycle, compareChange, type Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { SubscriptionRow } from './payments.repo.ts'
 
@@ -19,19 +19,6 @@ export type Purchase =
 /** A card subscription (Stripe's, or its sandbox stand-in) stands behind the plan and is not ended. */
 export const liveSubscription = (row: Pick<SubscriptionRow, 'providerSubscriptionId' | 'status'>) =>
   row.providerSubscriptionId !== null && row.status !== 'canceled'
-
-/** Same plan and cycle, a step up (a higher plan, or monthly to yearly), or a step down. */
-export function compareChange(
-  held: Plan,
-  heldCycle: BillingCycle,
-  target: Plan,
-  cycle: BillingCycle,
-): 'same' | 'up' | 'down' {
-  if (held.planId === target.planId && heldCycle === cycle) return 'same'
-  // A shorter cycle is a step down even on a higher plan: it would turn a paid year into credit.
-  if (target.priceMonthly < held.priceMonthly || (heldCycle === 'yearly' && cycle === 'monthly')) return 'down'
-  return 'up'
-}
 
 const refuse = (reason: 'downgrade' | 'card-plan-renews' | 'one-off-plan-runs', message: string) =>
   new AppError(409, 'PLAN_CHANGE_NOT_ALLOWED', message, { reason })
