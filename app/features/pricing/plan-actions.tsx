@@ -65,7 +65,8 @@ export function PlanActions({ plan, cycle, locale, held, busy, onBuy, onChanged 
           label={t(samePlan ? 'change.switchYearly' : 'change.upgrade')}
           testId="change-plan"
         />
-        <p className="text-xs text-zinc-400">{t('change.prorated')}</p>
+        {/* Another cycle starts a new period: the dialog says what is charged then. */}
+        {cycle === subscription.billingCycle ? <p className="text-xs text-zinc-400">{t('change.prorated')}</p> : null}
         {confirming ? (
           <ConfirmChange
             plan={plan}
