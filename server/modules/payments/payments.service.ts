@@ -260,6 +260,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
     const current = await repo.lockSubscriptionOf(tx, userId)
     const running = current && current.currentPeriodEnd > now ? current : undefined
     if (order.paymentType === 'crypto' && running) return oneOffPaid(tx, order, userId, running, eventAt, list)
+    // Two checkouts opened before either was paid (ADR 025): the newer replaces the row.
+    if (running && liveSubscription(running) && running.providerSubscriptionId !== outcome.providerSubscriptionId) {
+      log(
+        { orderId: order.id, userId, replaced: running.providerSubscriptionId },
+        'a second card subscription was paid: cancel and refund the replaced one',
+      )
+    }
     await repo.upsertSubscription(tx, {
       userId,
       planId: order.planId,
