@@ -40,6 +40,10 @@ export const ERROR_CODES = [
   'CHARACTER_UNAVAILABLE',
   // characters
   'INVALID_CARD',
+  // payments
+  'ALREADY_SUBSCRIBED',
+  'PLAN_CHANGE_NOT_ALLOWED',
+  'PAYMENT_DECLINED',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { Await, useLocation } from 'react-router'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { type CurrentSubscription, currentSubscription, startPayment } from '#app/features/pricing/api.ts'
+import { PlanActions } from '#app/features/pricing/plan-actions.tsx'
 import { PlanCard } from '#app/features/pricing/plan-card.tsx'
 import { PlanRenewal } from '#app/features/pricing/plan-renewal.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
@@ -80,6 +81,12 @@ export default function Subscribe({ loaderData, params }: Route.ComponentProps) 
     }
   }
 
+  /** The paid plan held with its terms, for what each card offers. */
+  const heldWith = (plans: Plan[]) => {
+    const plan = held ? plans.find((p) => p.planId === held.planId) : undefined
+    return held && plan ? { subscription: held, plan } : undefined
+  }
+
   const planGrid = (plans: Plan[]) =>
     plans.length === 0 ? (
       <p className="mt-10 text-center text-zinc-400">{t('empty')}</p>
@@ -97,8 +104,17 @@ export default function Subscribe({ loaderData, params }: Route.ComponentProps) 
                 <PlanRenewal subscription={held} locale={locale} onChange={setHeld} />
               ) : null
             }
-            busy={busy}
-            onBuy={(type) => buy(plan.planId, type)}
+            actions={
+              <PlanActions
+                plan={plan}
+                cycle={cycle}
+                locale={locale}
+                held={heldWith(plans)}
+                busy={busy}
+                onBuy={(type) => buy(plan.planId, type)}
+                onChanged={setHeld}
+              />
+            }
           />
         ))}
       </div>

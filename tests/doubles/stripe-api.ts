@@ -6,12 +6,26 @@ import Stripe from 'stripe'
 
 type StripeObject = Record<string, unknown>
 
+const DAY = 86400
+/** Pending updates accept only these parameters; Stripe refuses anything else with them. */
+const PENDING_UPDATE_PARAMS =
+  /^(expand|payment_behavior|proration_behavior|proration_date|billing_cycle_anchor|items|trial_end|trial_from_plan|add_invoice_items)\b/
+
 /**
- * Stripe's API as far as the product calls it (`POST /v1/checkout/sessions` and
- * `POST /v1/subscriptions/:id`, form-encoded, with the SDK's Bearer key and Idempotency-Key), plus
- * webhook deliveries (`event()`, `paidCheckout()`, `subscriptionEvent()`, `endSubscription()`)
- * whose `Stripe-Signature` headers come from the `stripe` SDK's own test helper, exactly as Stripe
- * signs them.
+ * Stripe's API as far as the product calls it (`POST /v1/checkout/sessions`,
+ * `GET`/`POST /v1/subscriptions/:id`, `GET`/`POST /v1/prices`, form-encoded, with the SDK's Bearer
+ * key and Idempotency-Key), plus webhook deliveries (`event()`, `paidCheckout()`,
+ * `subscriptionEvent()`, `endSubscription()`) whose `Stripe-Signature` headers come from the
+ * `stripe` SDK's own test helper, exactly as Stripe signs them.
+ *
+ * A price change of a subscription (`items[0][id]` + `items[0][price]`) prorates as Stripe does:
+ * the same interval keeps the period and invoices the price difference for the time left; another
+ * interval starts a new period now and invoices the new price less the unused time of the old one.
+ * With `proration_behavior=always_invoice` the invoice is charged at once; the events Stripe then
+ * sends (`invoice.paid` with `billing_reason: subscription_update`, `customer.subscription.updated`)
+ * wait in `outbox` for the test to deliver. `declineNext()` makes the next charge fail: with
+ * `payment_behavior=pending_if_incomplete` the subscription keeps its price and gets a
+ * `pending_update`, and `invoice.payment_failed` is sent.
  */
 export async function startStripeApi(options: { secretKey: string; webhookSecret: string }) {
   const sessions = new Map<string, StripeObject>()
@@ -20,8 +34,18 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
   const byIdempotencyKey = new Map<string, string>()
   /** Stripe answers a reused key with the first answer, or 400 when the parameters differ. */
   const subscriptionUpdates = new Map<string, { form: string; response: StripeObject }>()
-  const requests: { path: string; form: URLSearchParams; idempotencyKey?: string }[] = []
+  const requests: { method: string; path: string; form: URLSearchParams; idempotencyKey?: string }[] = []
+  /** Prices made through the API (Checkout's inline prices live on their subscription items only). */
+  const prices = new Map<string, StripeObject>()
+  const pricesByKey = new Map<string, string>()
+  /** What each Checkout Session sells, as its `line_items[0][price_data]` said. */
+  const sessionLines = new Map<string, { unitAmount: number; currency: string; interval: string; name: string }>()
+  /** Invoices Stripe charged for subscription changes: amount and what they were for. */
+  const invoices: StripeObject[] = []
+  /** Signed deliveries of the events Stripe sent after an API call, oldest first. */
+  const outbox: { type: string; payload: string; signature: string }[] = []
   let failNext = 0
+  let declineNext = 0
 
   const readBody = async (req: IncomingMessage) => {
     const chunks: Buffer[] = []
@@ -40,9 +64,10 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
     if (req.headers.authorization !== `Bearer ${options.secretKey}`) {
       return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } })
     }
-    const form = new URLSearchParams(await readBody(req))
+    const [path = '', query = ''] = (req.url ?? '').split('?')
+    const form = new URLSearchParams(req.method === 'GET' ? query : await readBody(req))
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined
-    requests.push({ path: req.url ?? '', form, idempotencyKey })
+    requests.push({ method: req.method ?? '', path, form, idempotencyKey })
     if (failNext > 0) {
       failNext -= 1
       return send(500, { error: { type: 'api_error', message: 'Something went wrong on Stripe’s end.' } })
@@ -71,10 +96,65 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
         url: `https://checkout.stripe.test/c/pay/${id}`,
       }
       sessions.set(id, session)
+      sessionLines.set(id, {
+        unitAmount: Number(form.get('line_items[0][price_data][unit_amount]')),
+        currency: form.get('line_items[0][price_data][currency]') ?? '',
+        interval: form.get('line_items[0][price_data][recurring][interval]') ?? 'month',
+        name: form.get('line_items[0][price_data][product_data][name]') ?? '',
+      })
       if (idempotencyKey) byIdempotencyKey.set(idempotencyKey, id)
       return send(200, session)
     }
-    const subscriptionPath = /^\/v1\/subscriptions\/([\w-]+)$/.exec(req.url ?? '')
+    if (req.method === 'GET' && path === '/v1/prices') {
+      // The SDK sends arrays as `lookup_keys[0]=...`.
+      const keys = [...form].filter(([key]) => /^lookup_keys\[\d*\]$/.test(key)).map(([, value]) => value)
+      const data = keys.flatMap((key) => {
+        const id = pricesByKey.get(key)
+        const price = id ? prices.get(id) : undefined
+        return price && (form.get('active') !== 'true' || price.active) ? [price] : []
+      })
+      return send(200, { object: 'list', url: '/v1/prices', has_more: false, data })
+    }
+    if (req.method === 'POST' && path === '/v1/prices') {
+      const known = idempotencyKey && byIdempotencyKey.get(idempotencyKey)
+      if (known) return send(200, prices.get(known))
+      const lookupKey = form.get('lookup_key')
+      if (lookupKey && pricesByKey.has(lookupKey) && form.get('transfer_lookup_key') !== 'true') {
+        return send(400, {
+          error: {
+            type: 'invalid_request_error',
+            param: 'lookup_key',
+            message: `A price (\`${pricesByKey.get(lookupKey)}\`) already uses that lookup key.`,
+          },
+        })
+      }
+      const interval = form.get('recurring[interval]')
+      if (!form.get('currency') || !form.get('unit_amount') || !interval) {
+        return send(400, { error: { type: 'invalid_request_error', message: 'Missing required param.' } })
+      }
+      const price = {
+        id: `price_${randomBytes(12).toString('hex')}`,
+        object: 'price',
+        active: true,
+        currency: form.get('currency'),
+        unit_amount: Number(form.get('unit_amount')),
+        recurring: { interval, interval_count: 1 },
+        lookup_key: lookupKey,
+        metadata: formMetadata(form, 'metadata'),
+        product: `prod_${randomBytes(8).toString('hex')}`,
+        type: 'recurring',
+      }
+      prices.set(price.id, price)
+      if (lookupKey) pricesByKey.set(lookupKey, price.id)
+      if (idempotencyKey) byIdempotencyKey.set(idempotencyKey, price.id)
+      return send(200, price)
+    }
+    const subscriptionPath = /^\/v1\/subscriptions\/([\w-]+)$/.exec(path)
+    if (req.method === 'GET' && subscriptionPath?.[1]) {
+      const subscription = subscriptions.get(subscriptionPath[1])
+      if (!subscription) return send(404, noSuchSubscription(subscriptionPath[1]))
+      return send(200, subscription)
+    }
     if (req.method === 'POST' && subscriptionPath?.[1]) {
       const id = subscriptionPath[1]
       const formText = form.toString()
@@ -91,16 +171,7 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
         return send(200, replayed.response)
       }
       const subscription = subscriptions.get(id)
-      if (!subscription) {
-        return send(404, {
-          error: {
-            type: 'invalid_request_error',
-            code: 'resource_missing',
-            param: 'id',
-            message: `No such subscription: '${id}'`,
-          },
-        })
-      }
+      if (!subscription) return send(404, noSuchSubscription(id))
       if (subscription.status === 'canceled') {
         return send(400, {
           error: {
@@ -108,6 +179,22 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
             message: 'A canceled subscription can only update its cancellation_details and metadata.',
           },
         })
+      }
+      if (form.get('payment_behavior') === 'pending_if_incomplete') {
+        const unsupported = [...form.keys()].find((key) => !PENDING_UPDATE_PARAMS.test(key))
+        if (unsupported) {
+          return send(400, {
+            error: {
+              type: 'invalid_request_error',
+              param: unsupported,
+              message: `The parameter \`${unsupported}\` cannot be used with pending updates (payment_behavior=pending_if_incomplete).`,
+            },
+          })
+        }
+      }
+      if (form.has('items[0][price]')) {
+        const refused = changePrice(subscription, form)
+        if (refused) return send(400, { error: { type: 'invalid_request_error', ...refused } })
       }
       const cancel = form.get('cancel_at_period_end')
       if (cancel !== null) {
@@ -135,8 +222,122 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
   const periodEndOf = (subscription: StripeObject) =>
     ((subscription.items as { data: { current_period_end: number }[] }).data[0]?.current_period_end ?? 0) as number
 
+  function noSuchSubscription(id: string) {
+    return {
+      error: {
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        param: 'id',
+        message: `No such subscription: '${id}'`,
+      },
+    }
+  }
+
+  type Item = {
+    id: string
+    price: { id: string; unit_amount: number; recurring: { interval: string } }
+    current_period_start: number
+    current_period_end: number
+  }
+
+  /**
+   * `items[0][id]` + `items[0][price]`: prorates, invoices (with `always_invoice`), charges and
+   * applies the new price, or leaves a pending update when the charge fails. Returns an error to
+   * answer with when the request is not one Stripe would accept.
+   */
+  function changePrice(subscription: StripeObject, form: URLSearchParams) {
+    const items = (subscription.items as { data: Item[] }).data
+    const item = items[0]
+    if (!item || form.get('items[0][id]') !== item.id) {
+      return { param: 'items[0][id]', message: `Invalid subscription_item id: ${form.get('items[0][id]')}` }
+    }
+    const price = prices.get(form.get('items[0][price]') ?? '') as Item['price'] | undefined
+    if (!price) {
+      return {
+        code: 'resource_missing',
+        param: 'items[0][price]',
+        message: `No such price: '${form.get('items[0][price]')}'`,
+      }
+    }
+    const behavior = form.get('proration_behavior') ?? 'create_prorations'
+    if (!['always_invoice', 'create_prorations', 'none'].includes(behavior)) {
+      return { param: 'proration_behavior', message: `Invalid proration_behavior: ${behavior}` }
+    }
+    const now = Math.floor(Date.now() / 1000)
+    const { current_period_start: start, current_period_end: end } = item
+    const unused = Math.max(0, end - now) / Math.max(1, end - start)
+    const newInterval = price.recurring.interval !== item.price.recurring.interval
+    // Another interval restarts the billing period now; the same one keeps it.
+    const period = newInterval
+      ? { start: now, end: now + (price.recurring.interval === 'year' ? 365 : 30) * DAY }
+      : { start, end }
+    const credit = Math.round(item.price.unit_amount * unused)
+    const charge = newInterval ? price.unit_amount : Math.round(price.unit_amount * unused)
+    const amountDue = behavior === 'none' && !newInterval ? 0 : Math.max(0, charge - credit)
+    const invoice = {
+      id: `in_test_${randomBytes(12).toString('hex')}`,
+      object: 'invoice',
+      billing_reason: 'subscription_update',
+      amount_due: amountDue,
+      amount_paid: 0,
+      currency: (price as unknown as { currency: string }).currency,
+      status: 'open',
+      parent: {
+        type: 'subscription_details',
+        subscription_details: { subscription: subscription.id, metadata: subscription.metadata },
+      },
+      lines: {
+        data: [
+          { amount: -credit, proration: true, period: { start: now, end }, price: item.price.id },
+          { amount: charge, proration: !newInterval, period: { start: now, end: period.end }, price: price.id },
+        ],
+      },
+    }
+    const charged = behavior === 'always_invoice' || newInterval
+    if (charged && amountDue > 0 && declineNext > 0) {
+      declineNext -= 1
+      if (form.get('payment_behavior') === 'pending_if_incomplete') {
+        subscription.pending_update = {
+          expires_at: now + DAY,
+          subscription_items: [{ id: item.id, price: structuredClone(price) }],
+        }
+        subscription.latest_invoice = invoice.id
+        invoices.push(invoice)
+        outbox.push({ type: 'invoice.payment_failed', ...event('invoice.payment_failed', invoice, now) })
+        return undefined
+      }
+      subscription.status = 'past_due'
+    } else if (charged) {
+      Object.assign(invoice, { status: 'paid', amount_paid: amountDue })
+    }
+    const previous = structuredClone(subscription.items)
+    items[0] = {
+      ...item,
+      price: structuredClone(price),
+      current_period_start: period.start,
+      current_period_end: period.end,
+    }
+    subscription.pending_update = null
+    if (charged) {
+      subscription.latest_invoice = invoice.id
+      invoices.push(invoice)
+    }
+    outbox.push({
+      type: 'customer.subscription.updated',
+      ...event('customer.subscription.updated', structuredClone(subscription), now, { items: previous }),
+    })
+    if (charged && invoice.status === 'paid')
+      outbox.push({ type: 'invoice.paid', ...event('invoice.paid', invoice, now) })
+    return undefined
+  }
+
   /** A webhook delivery: the JSON body and its `Stripe-Signature` header. */
-  function event(type: string, object: StripeObject, created = Math.floor(Date.now() / 1000)) {
+  function event(
+    type: string,
+    object: StripeObject,
+    created = Math.floor(Date.now() / 1000),
+    previousAttributes?: StripeObject,
+  ) {
     eventCounter += 1
     const payload = JSON.stringify({
       id: `evt_test_${eventCounter}_${randomBytes(6).toString('hex')}`,
@@ -146,7 +347,7 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
       type,
       livemode: false,
       pending_webhooks: 1,
-      data: { object },
+      data: previousAttributes ? { object, previous_attributes: previousAttributes } : { object },
     })
     const signature = sdk.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret })
     return { payload, signature }
@@ -156,10 +357,21 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
     url,
     sessions,
     subscriptions,
+    prices,
+    invoices,
+    outbox,
     requests,
     /** The next `n` API calls answer 500. */
     failNext(n = 1) {
       failNext = n
+    },
+    /** The next `n` charges for subscription changes are declined. */
+    declineNext(n = 1) {
+      declineNext = n
+    },
+    /** Takes the deliveries waiting in the outbox (oldest first). */
+    takeEvents() {
+      return outbox.splice(0)
     },
     event,
     /**
@@ -175,6 +387,20 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
       const orderId = metadata.orderId ?? String(checkoutSession.client_reference_id)
       const subscriptionId = `sub_test_${randomBytes(12).toString('hex')}`
       const periodEnd = at + periodDays * 86400
+      const line = sessionLines.get(String(checkoutSession.id))
+      // Checkout's inline price_data becomes a Price of its own, without lookup key or metadata.
+      const price = {
+        id: `price_${randomBytes(12).toString('hex')}`,
+        object: 'price',
+        active: false,
+        currency: line?.currency ?? checkoutSession.currency,
+        unit_amount: line?.unitAmount ?? checkoutSession.amount_total,
+        recurring: { interval: line?.interval ?? 'month', interval_count: 1 },
+        lookup_key: null,
+        metadata: {},
+        product: `prod_${randomBytes(8).toString('hex')}`,
+        type: 'recurring',
+      }
       subscriptions.set(subscriptionId, {
         id: subscriptionId,
         object: 'subscription',
@@ -185,7 +411,20 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
         canceled_at: null,
         ended_at: null,
         start_date: at,
-        items: { object: 'list', data: [{ current_period_start: at, current_period_end: periodEnd }] },
+        pending_update: null,
+        items: {
+          object: 'list',
+          data: [
+            {
+              id: `si_${randomBytes(10).toString('hex')}`,
+              object: 'subscription_item',
+              quantity: 1,
+              price,
+              current_period_start: at,
+              current_period_end: periodEnd,
+            },
+          ],
+        },
       })
       const completed = event(
         'checkout.session.completed',
@@ -230,3 +469,13 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
 }
 
 export type StripeApiDouble = Awaited<ReturnType<typeof startStripeApi>>
+
+/** `metadata[key]=value` fields of a form, as an object. */
+function formMetadata(form: URLSearchParams, prefix: string): Record<string, string> {
+  const metadata: Record<string, string> = {}
+  for (const [key, value] of form) {
+    const match = new RegExp(`^${prefix}\\[(\\w+)\\]$`).exec(key)
+    if (match?.[1]) metadata[match[1]] = value
+  }
+  return metadata
+}

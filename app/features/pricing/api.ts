@@ -12,6 +12,17 @@ export function startPayment(paymentType: PaymentType, planId: string, billingCy
   })
 }
 
+/**
+ * `POST /api/subscription` while a card plan runs: an upgrade or a switch to yearly changes that
+ * subscription (the difference is charged to the saved card) and answers the plan as it now is.
+ */
+export function changePlan(planId: string, billingCycle: BillingCycle, locale: Locale) {
+  return api<{ subscription: SubscriptionView }>('/subscription', {
+    method: 'POST',
+    body: { paymentType: 'card', planId, billingCycle, locale },
+  })
+}
+
 export function paymentStatus(orderId: string) {
   return api<{ orderId: string; status: OrderStatus }>('/payment/status', { method: 'POST', body: { orderId } })
 }

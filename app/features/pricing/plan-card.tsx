@@ -3,7 +3,6 @@ import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { formatPrice } from '#app/lib/format.ts'
 import type { Locale } from '#contracts/locales.ts'
-import type { PaymentType } from '#contracts/payments.ts'
 import type { BillingCycle, Plan } from '#contracts/plans.ts'
 
 type Props = {
@@ -13,11 +12,11 @@ type Props = {
   current: boolean
   /** Shown under the "Your current plan" mark: when the plan renews or ends, and its controls. */
   currentDetails?: ReactNode
-  busy: PaymentType | null
-  onBuy: (paymentType: PaymentType) => void
+  /** The ways to buy or change to this plan (`PlanActions`). */
+  actions: ReactNode
 }
 
-export function PlanCard({ plan, cycle, locale, current, currentDetails, busy, onBuy }: Props) {
+export function PlanCard({ plan, cycle, locale, current, currentDetails, actions }: Props) {
   const { t } = useTranslation('pricing')
   const price = cycle === 'yearly' ? plan.priceYearly : plan.priceMonthly
   const titleId = `plan-${plan.planId}`
@@ -58,26 +57,7 @@ export function PlanCard({ plan, cycle, locale, current, currentDetails, busy, o
         </p>
       ) : null}
       {current && currentDetails ? <div className="mt-3">{currentDetails}</div> : null}
-      {plan.free ? null : (
-        <div className="mt-6 space-y-2">
-          <button
-            type="button"
-            className="button-primary w-full px-4 py-2.5 text-sm"
-            disabled={busy !== null}
-            onClick={() => onBuy('card')}
-          >
-            {t('subscribeCard')}
-          </button>
-          <button
-            type="button"
-            className="button-secondary w-full px-4 py-2.5 text-sm"
-            disabled={busy !== null}
-            onClick={() => onBuy('crypto')}
-          >
-            {t('buyCrypto')}
-          </button>
-        </div>
-      )}
+      {actions}
     </article>
   )
 }

@@ -95,6 +95,21 @@ export function createDiamondsRepo(db: Db) {
       return rows.map((r) => r.id)
     },
 
+    /** What `monthly:<user>:<any plan>:<period>` entries credited this user for one month. */
+    async monthlyCreditedIn(tx: Tx, userId: string, period: string): Promise<number> {
+      const [row] = await tx
+        .select({ sum: sql<number>`coalesce(sum(${diamondLedger.amount}), 0)::int` })
+        .from(diamondLedger)
+        .where(
+          and(
+            eq(diamondLedger.userId, userId),
+            eq(diamondLedger.reason, 'monthly'),
+            sql`${diamondLedger.reference} like ${`monthly:${userId}:%:${period}`}`,
+          ),
+        )
+      return Number(row?.sum ?? 0)
+    },
+
     async balanceOf(userId: string): Promise<number> {
       const [row] = await db
         .select({ balance: diamondBalances.balance })

@@ -95,6 +95,21 @@ export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
     },
 
     /**
+     * A plan change within a month (ADR 025): brings what this month's plan credits gave up to the
+     * new plan's `amount`, under the new plan's monthly reference, once. The entry is written even
+     * when nothing is owed (amount 0), so the monthly award does not credit the new plan's month
+     * again on top.
+     */
+    async topUpPlanMonth(userId: string, planId: string, amount: number, now: Date, tx: Tx) {
+      const credited = await repo.monthlyCreditedIn(tx, userId, periodOf(now))
+      const owed = Math.max(0, amount - credited)
+      return repo.apply(
+        { userId, amount: owed, reason: 'monthly', reference: monthlyReference(userId, planId, now) },
+        tx,
+      )
+    },
+
+    /**
      * Credits this month's diamonds to every verified account: the plan it holds now (a paid plan
      * whose period is not over) or else the free plan. Running it again in the same month awards
      * nothing twice.

@@ -74,7 +74,12 @@ export function createPaymentsRepo(db: Db) {
     async updateSubscription(
       tx: Tx,
       userId: string,
-      values: Partial<Pick<SubscriptionRow, 'status' | 'currentPeriodEnd' | 'cancelAtPeriodEnd' | 'lastEventAt'>>,
+      values: Partial<
+        Pick<
+          SubscriptionRow,
+          'planId' | 'billingCycle' | 'status' | 'currentPeriodEnd' | 'cancelAtPeriodEnd' | 'lastEventAt'
+        >
+      >,
     ) {
       await tx
         .update(subscriptions)

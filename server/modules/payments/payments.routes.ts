@@ -16,7 +16,10 @@ const startBody = z.object({
   /** The page's language, so the provider sends the buyer back to the same language. */
   locale: z.enum(LOCALES).default('en'),
 })
-const started = okSchema(z.object({ orderId: z.string(), paymentUrl: z.string() }))
+const startedFields = z.object({ orderId: z.string(), paymentUrl: z.string() })
+const started = okSchema(startedFields)
+/** A running card plan is changed in place (ADR 025): the plan as it now is, no payment page. */
+const startedOrChanged = okSchema(z.union([startedFields, z.object({ subscription: subscriptionView })]))
 const orderIdSchema = z.string().regex(ORDER_ID_PATTERN, 'not an order id')
 
 // Starting payments costs a provider call each: a few per minute are plenty for a person.
@@ -34,10 +37,11 @@ export function paymentsRoutes(payments: PaymentsService, kv: KeyValueStore): Fa
         preHandler: app.requireUser,
         schema: {
           tags: ['payments'],
-          summary: 'Subscribe to a plan by card: returns the Stripe Checkout page to open',
+          summary:
+            'Subscribe to a plan by card: returns the Stripe Checkout page to open; while a card plan runs, an upgrade or a switch to yearly changes that subscription (prorated, charged to the saved card) and returns the plan as it now is. 409 ALREADY_SUBSCRIBED for the plan and cycle held, 409 PLAN_CHANGE_NOT_ALLOWED for a step down or while a one-off plan runs, 402 PAYMENT_DECLINED when the prorated charge fails (nothing changed)',
           security: [{ bearer: [] }],
           body: startBody,
-          response: { 200: started },
+          response: { 200: startedOrChanged },
         },
       },
       async (request) => {
@@ -54,7 +58,8 @@ export function paymentsRoutes(payments: PaymentsService, kv: KeyValueStore): Fa
         preHandler: app.requireUser,
         schema: {
           tags: ['payments'],
-          summary: 'Pay a plan period in crypto: returns the BTCPay invoice page to open',
+          summary:
+            'Pay a plan period in crypto: returns the BTCPay invoice page to open. Paying for the plan held extends it from its end; a higher plan starts now with the days left converted; 409 PLAN_CHANGE_NOT_ALLOWED for a lower plan or while a card plan renews',
           security: [{ bearer: [] }],
           body: startBody,
           response: { 200: started },

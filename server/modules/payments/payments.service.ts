@@ -9,7 +9,8 @@ import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.
 import type { PlansService } from '#server/modules/plans/plans.service.ts'
 import type { BtcpayGateway } from './btcpay-gateway.ts'
 import type { OrderRow, PaymentProvider, PaymentsRepo, SubscriptionRow } from './payments.repo.ts'
-import { type StripeGateway, stripeFailure } from './stripe-gateway.ts'
+import { convertTime, decidePurchase, liveSubscription } from './plan-change.ts'
+import { type StripeGateway, stripeFailure, subscriptionChange } from './stripe-gateway.ts'
 
 /** The end of one paid period starting at `from`: a calendar month or year later. */
 export function addPeriod(from: Date, cycle: BillingCycle): Date {
@@ -20,6 +21,8 @@ export function addPeriod(from: Date, cycle: BillingCycle): Date {
   if (cycle === 'monthly' && end.getUTCDate() !== from.getUTCDate()) end.setUTCDate(0)
   return end
 }
+
+const planName = (plan: Plan) => `${plan.planId.charAt(0).toUpperCase()}${plan.planId.slice(1)}`
 
 export function newOrderId(): string {
   return `ord_${randomBytes(16).toString('base64url')}`
@@ -71,6 +74,10 @@ export type PaymentOutcome =
       /** Stripe's `cancel_at`: a set end time, which also stops the renewal when it is the period end. */
       cancelAt?: Date | undefined
       status: string
+      /** The plan and cycle the subscription now bills, and its period end (ADR 025); absent when unknown. */
+      planId?: string | undefined
+      billingCycle?: BillingCycle | undefined
+      periodEnd?: Date | undefined
     }
 
 /**
@@ -91,6 +98,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
     if (!plan) throw AppError.badRequest('Unknown plan', { field: 'planId' })
     if (plan.free) throw AppError.badRequest('The free plan is not for sale', { field: 'planId' })
     return plan
+  }
+
+  /** The paid plan whose period runs now, with its plan's terms; undefined on the free plan. */
+  async function heldPlan(userId: string): Promise<{ row: SubscriptionRow; plan: Plan } | undefined> {
+    const row = await repo.currentSubscription(userId)
+    const plan = row && (await plans.listPlans()).find((p) => p.planId === row.planId)
+    return row && plan ? { row, plan } : undefined
   }
 
   async function createOrder(
@@ -186,7 +200,22 @@ export function createPaymentsService(deps: PaymentsDeps) {
             : outcome.status === 'canceled'
               ? sub.status
               : ('active' as const)
-        await repo.updateSubscription(tx, sub.userId, { status, cancelAtPeriodEnd, lastEventAt: eventAt })
+        // A new plan or cycle (ADR 025): an upgrade or an interval switch Stripe applied once its
+        // prorated invoice was paid, or a change made in Stripe's dashboard.
+        const plan = outcome.planId ? list.find((p) => p.planId === outcome.planId && !p.free) : undefined
+        const billingCycle = outcome.billingCycle ?? sub.billingCycle
+        const changed = plan !== undefined && (plan.planId !== sub.planId || billingCycle !== sub.billingCycle)
+        await repo.updateSubscription(tx, sub.userId, {
+          status,
+          cancelAtPeriodEnd,
+          lastEventAt: eventAt,
+          ...(changed
+            ? { planId: plan.planId, billingCycle, currentPeriodEnd: outcome.periodEnd ?? sub.currentPeriodEnd }
+            : {}),
+        })
+        // The month's diamonds become the new plan's, once: the difference, under its reference.
+        if (changed) await diamonds.topUpPlanMonth(sub.userId, plan.planId, plan.diamondsPerMonth, eventAt, tx)
+        if (changed) log({ userId: sub.userId, from: sub.planId, to: plan.planId, billingCycle }, 'plan changed')
         return
       }
     }
@@ -229,10 +258,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
       return
     }
     const current = await repo.lockSubscriptionOf(tx, userId)
-    // A one-off payment for the plan already held extends it; anything else starts now.
-    const extend =
-      current && order.paymentType === 'crypto' && current.planId === order.planId && current.currentPeriodEnd > now
-    const start = extend ? current.currentPeriodEnd : now
+    const running = current && current.currentPeriodEnd > now ? current : undefined
+    if (order.paymentType === 'crypto' && running) return oneOffPaid(tx, order, userId, running, eventAt, list)
+    // Two checkouts opened before either was paid (ADR 025): the newer replaces the row.
+    if (running && liveSubscription(running) && running.providerSubscriptionId !== outcome.providerSubscriptionId) {
+      log(
+        { orderId: order.id, userId, replaced: running.providerSubscriptionId },
+        'a second card subscription was paid: cancel and refund the replaced one',
+      )
+    }
     await repo.upsertSubscription(tx, {
       userId,
       planId: order.planId,
@@ -240,12 +274,75 @@ export function createPaymentsService(deps: PaymentsDeps) {
       provider: order.provider,
       providerSubscriptionId: outcome.providerSubscriptionId ?? null,
       status: 'active',
-      currentPeriodEnd: addPeriod(start, order.billingCycle),
+      currentPeriodEnd: addPeriod(now, order.billingCycle),
       cancelAtPeriodEnd: false,
       lastEventAt: eventAt,
     })
     await creditMonth(tx, userId, order.planId, now, list)
     log({ orderId: order.id, userId, planId: order.planId }, 'order paid')
+  }
+
+  /**
+   * A one-off (crypto) period paid while a plan runs (ADR 025): the plan held is extended from its
+   * end; a higher plan starts now and the days left on the old one become days of the new one. The
+   * start refused everything else, so a lower plan or a renewing card plan here means the state
+   * changed while the invoice was open: the money still buys time, never a second subscription.
+   */
+  async function oneOffPaid(
+    tx: Tx,
+    order: OrderRow,
+    userId: string,
+    running: SubscriptionRow,
+    eventAt: Date,
+    list: Plan[],
+  ) {
+    const now = new Date()
+    const held = list.find((p) => p.planId === running.planId)
+    const bought = list.find((p) => p.planId === order.planId)
+    if (!held || !bought || (liveSubscription(running) && !running.cancelAtPeriodEnd)) {
+      log(
+        { orderId: order.id, userId, planId: order.planId, held: running.planId },
+        'crypto payment while a card subscription renews: refund it; the card plan is left as it is',
+      )
+      return
+    }
+    const boughtEnd = addPeriod(now, order.billingCycle)
+    let planId = held.planId
+    let billingCycle = running.billingCycle
+    let end: Date
+    if (bought.planId === held.planId) {
+      billingCycle = order.billingCycle
+      end = addPeriod(running.currentPeriodEnd, order.billingCycle)
+    } else if (bought.priceMonthly > held.priceMonthly) {
+      planId = bought.planId
+      billingCycle = order.billingCycle
+      const left = running.currentPeriodEnd.getTime() - now.getTime()
+      end = new Date(boughtEnd.getTime() + convertTime(left, held, running.billingCycle, bought, order.billingCycle))
+    } else {
+      const boughtMs = boughtEnd.getTime() - now.getTime()
+      end = new Date(
+        running.currentPeriodEnd.getTime() +
+          convertTime(boughtMs, bought, order.billingCycle, held, running.billingCycle),
+      )
+    }
+    await repo.upsertSubscription(tx, {
+      userId,
+      planId,
+      billingCycle,
+      provider: order.provider,
+      // A cancelled card subscription still at the provider ends on its own; its end event then
+      // finds no row and changes nothing.
+      providerSubscriptionId: null,
+      status: 'active',
+      currentPeriodEnd: end,
+      cancelAtPeriodEnd: false,
+      lastEventAt: eventAt,
+    })
+    const plan = list.find((p) => p.planId === planId)
+    if (plan && planId !== running.planId) {
+      await diamonds.topUpPlanMonth(userId, planId, plan.diamondsPerMonth, now, tx)
+    } else await creditMonth(tx, userId, planId, now, list)
+    log({ orderId: order.id, userId, planId, currentPeriodEnd: end.toISOString() }, 'one-off period paid')
   }
 
   async function setRenewal(userId: string, renew: boolean): Promise<SubscriptionView> {
@@ -287,12 +384,96 @@ export function createPaymentsService(deps: PaymentsDeps) {
     })
   }
 
+  /**
+   * An upgrade or a switch to yearly of a running card plan (ADR 025): a change of the one
+   * subscription at Stripe, never a second one. Stripe charges the prorated difference to the saved
+   * card at once; the plan changes here from its answer, the same way its webhook will say it again.
+   */
+  async function changeCardPlan(userId: string, held: SubscriptionRow, plan: Plan, billingCycle: BillingCycle) {
+    const providerSubscriptionId = held.providerSubscriptionId ?? ''
+    // Changing a plan set to end means keeping it: the renewal comes back first (its own call).
+    const row = held.cancelAtPeriodEnd ? await resumeThenReload(userId) : held
+    let outcome: PaymentOutcome
+    if (row.provider === 'stripe') {
+      if (!deps.stripe) throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Card payments are not configured')
+      // One key per intended change and state: a doubled click is one change at Stripe.
+      const key = `subscription:${providerSubscriptionId}:plan=${plan.planId}:${billingCycle}:${row.updatedAt.getTime()}`
+      let answer: Awaited<ReturnType<StripeGateway['changePlan']>>
+      try {
+        answer = await deps.stripe.changePlan({
+          subscriptionId: providerSubscriptionId,
+          planId: plan.planId,
+          planName: planName(plan),
+          billingCycle,
+          amount: billingCycle === 'yearly' ? plan.priceYearly : plan.priceMonthly,
+          currency: plan.currency,
+          idempotencyKey: key,
+        })
+      } catch (error) {
+        log(
+          {
+            userId,
+            providerSubscriptionId,
+            planId: plan.planId,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          'Stripe did not change the plan; nothing changed here',
+        )
+        throw stripeFailure(error)
+      }
+      // The prorated invoice was not paid: Stripe keeps the subscription as it was.
+      if (answer.pending_update) {
+        throw new AppError(402, 'PAYMENT_DECLINED', 'The card was declined; the plan did not change')
+      }
+      outcome = subscriptionChange(answer as unknown as Record<string, unknown>)
+    } else {
+      // The sandbox stands in for Stripe: the change is paid at once, a new cycle starts a new period.
+      outcome = {
+        kind: 'subscription-changed',
+        providerSubscriptionId,
+        cancelAtPeriodEnd: false,
+        status: 'active',
+        planId: plan.planId,
+        billingCycle,
+        periodEnd: billingCycle === row.billingCycle ? row.currentPeriodEnd : addPeriod(new Date(), billingCycle),
+      }
+    }
+    const list = await plans.listPlans()
+    const at = new Date()
+    return repo.transaction(async (tx) => {
+      await apply(tx, outcome, at, list)
+      const current = await repo.lockSubscriptionOf(tx, userId)
+      if (!current) throw AppError.notFound('No paid plan to change')
+      return subscriptionView(current)
+    })
+  }
+
+  async function resumeThenReload(userId: string): Promise<SubscriptionRow> {
+    await setRenewal(userId, true)
+    const row = await repo.currentSubscription(userId)
+    if (!row) throw AppError.notFound('No paid plan to change')
+    return row
+  }
+
   return {
-    /** Card: a Stripe Checkout Session in subscription mode (or the sandbox without Stripe keys). */
-    async startCard(userId: string, planId: string, billingCycle: BillingCycle, locale: Locale): Promise<PaymentStart> {
+    /**
+     * Card: a Stripe Checkout Session in subscription mode (or the sandbox without Stripe keys), or,
+     * while a card plan runs, a change of that subscription. Refuses the plan already held and
+     * steps down (ADR 025).
+     */
+    async startCard(
+      userId: string,
+      planId: string,
+      billingCycle: BillingCycle,
+      locale: Locale,
+    ): Promise<PaymentStart | { subscription: SubscriptionView }> {
       const plan = await planToBuy(planId)
       if (!deps.stripe && !deps.sandbox) {
         throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Card payments are not configured')
+      }
+      const held = await heldPlan(userId)
+      if (held && decidePurchase(held, plan, billingCycle, 'card').kind === 'change') {
+        return { subscription: await changeCardPlan(userId, held.row, plan, billingCycle) }
       }
       const order = await createOrder(userId, plan, billingCycle, 'card', deps.stripe ? 'stripe' : 'sandbox')
       if (!deps.stripe) return sandboxStart(order, locale)
@@ -300,7 +481,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
         orderId: order.id,
         userId,
         planId: plan.planId,
-        planName: `${plan.planId.charAt(0).toUpperCase()}${plan.planId.slice(1)}`,
+        planName: planName(plan),
         billingCycle,
         amount: order.amount,
         currency: order.currency,
@@ -322,6 +503,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       if (!deps.btcpay && !deps.sandbox) {
         throw new AppError(503, 'SERVICE_UNAVAILABLE', 'Crypto payments are not configured')
       }
+      // Refuses a lower plan and a renewing card plan; the plan held or a higher one goes on (ADR 025).
+      decidePurchase(await heldPlan(userId), plan, billingCycle, 'crypto')
       const order = await createOrder(userId, plan, billingCycle, 'crypto', deps.btcpay ? 'btcpay' : 'sandbox')
       if (!deps.btcpay) return sandboxStart(order, locale)
       const invoice = await deps.btcpay.createInvoice({

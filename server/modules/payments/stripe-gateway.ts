@@ -1,6 +1,9 @@
 import Stripe from 'stripe'
 import type { BillingCycle } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
+import type { PaymentOutcome } from './payments.service.ts'
+
+type Loose = Record<string, unknown> | null | undefined
 
 export type CheckoutRequest = {
   orderId: string
@@ -90,6 +93,53 @@ export function createStripeGateway(options: { secretKey: string; webhookSecret:
       }
     },
 
+    /**
+     * Moves a subscription to another plan or cycle (ADR 025): its one item gets the new Price,
+     * Stripe invoices the prorated difference at once (`always_invoice`), and with
+     * `pending_if_incomplete` the change only takes effect if that invoice is paid; otherwise the
+     * answer carries `pending_update` and the subscription stays as it was. The Price is found by
+     * its lookup key (plan, cycle, amount, currency) or created once, carrying the plan in its
+     * metadata so the subscription's events say which plan it now is.
+     */
+    async changePlan(request: {
+      subscriptionId: string
+      planId: string
+      planName: string
+      billingCycle: BillingCycle
+      amount: number
+      currency: string
+      idempotencyKey: string
+    }): Promise<Stripe.Subscription> {
+      const subscription = await stripe.subscriptions.retrieve(request.subscriptionId)
+      const item = subscription.items.data[0]
+      if (!item) throw new Error(`Stripe subscription ${request.subscriptionId} has no item`)
+      const currency = request.currency.toLowerCase()
+      const lookupKey = `taleweave:${request.planId}:${request.billingCycle}:${request.amount}:${currency}`
+      const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 })
+      const price =
+        found.data[0] ??
+        (await stripe.prices.create(
+          {
+            currency,
+            unit_amount: request.amount,
+            recurring: { interval: request.billingCycle === 'yearly' ? 'year' : 'month' },
+            product_data: { name: request.planName },
+            lookup_key: lookupKey,
+            metadata: { planId: request.planId, billingCycle: request.billingCycle },
+          },
+          { idempotencyKey: `price:${lookupKey}` },
+        ))
+      return stripe.subscriptions.update(
+        request.subscriptionId,
+        {
+          items: [{ id: item.id, price: price.id }],
+          proration_behavior: 'always_invoice',
+          payment_behavior: 'pending_if_incomplete',
+        },
+        { idempotencyKey: request.idempotencyKey },
+      )
+    },
+
     /** The event, when the signature over the exact raw body is Stripe's; throws otherwise. */
     verify(rawBody: Buffer, signature: string): Stripe.Event {
       return stripe.webhooks.constructEvent(rawBody, signature, options.webhookSecret)
@@ -108,6 +158,32 @@ export function stripeFailure(error: unknown): AppError {
     })
   }
   return new AppError(503, 'SERVICE_UNAVAILABLE', 'The payment provider could not be reached; nothing was changed')
+}
+
+/**
+ * A Stripe subscription as it stands (from `customer.subscription.updated` or from the answer to our
+ * own update): its renewal, status and, from its item's Price, the plan and cycle it now bills
+ * (ADR 025). Prices made for a plan change carry the plan in their metadata; the Price Checkout
+ * made inline has none, and the subscription's own metadata (set at Checkout) names the plan then.
+ */
+export function subscriptionChange(object: Record<string, unknown>): PaymentOutcome {
+  const metadata = (object.metadata ?? {}) as Record<string, string>
+  const item = (((object.items as Loose)?.data ?? []) as Record<string, unknown>[])[0]
+  const price = (item?.price ?? {}) as Record<string, unknown>
+  const priceMetadata = (price.metadata ?? {}) as Record<string, string>
+  const interval = (price.recurring as Loose)?.interval
+  const billingCycle =
+    interval === 'year' ? 'yearly' : interval === 'month' ? 'monthly' : (metadata.billingCycle ?? undefined)
+  return {
+    kind: 'subscription-changed',
+    providerSubscriptionId: String(object.id),
+    cancelAtPeriodEnd: object.cancel_at_period_end === true,
+    cancelAt: typeof object.cancel_at === 'number' ? new Date(object.cancel_at * 1000) : undefined,
+    status: String(object.status),
+    planId: priceMetadata.planId ?? metadata.planId,
+    billingCycle: billingCycle === 'yearly' || billingCycle === 'monthly' ? billingCycle : undefined,
+    periodEnd: typeof item?.current_period_end === 'number' ? new Date(item.current_period_end * 1000) : undefined,
+  }
 }
 
 export type StripeGateway = ReturnType<typeof createStripeGateway>

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { AppError } from '#server/lib/errors.ts'
 import { type BtcpayGateway, toDecimalAmount } from './btcpay-gateway.ts'
 import type { PaymentOutcome, PaymentsService } from './payments.service.ts'
-import type { StripeEvent, StripeGateway } from './stripe-gateway.ts'
+import { type StripeEvent, type StripeGateway, subscriptionChange } from './stripe-gateway.ts'
 
 type Loose = Record<string, unknown> | null | undefined
 
@@ -54,6 +54,9 @@ export function stripeOutcome(event: StripeEvent): PaymentOutcome | undefined {
         if (event.type !== 'invoice.paid' || !subMetadata.orderId) return undefined
         return { kind: 'order-paid', orderId: subMetadata.orderId, providerSubscriptionId: subscriptionId }
       }
+      // A plan change whose prorated charge failed: with pending updates the subscription stays as
+      // it was and keeps renewing (ADR 025), so this is no failed renewal.
+      if (event.type === 'invoice.payment_failed' && object.billing_reason === 'subscription_update') return undefined
       if (event.type === 'invoice.payment_failed')
         return { kind: 'renewal-failed', providerSubscriptionId: subscriptionId }
       const lines = ((object.lines as Loose)?.data ?? []) as { period?: { end?: number } }[]
@@ -70,13 +73,7 @@ export function stripeOutcome(event: StripeEvent): PaymentOutcome | undefined {
       }
     }
     case 'customer.subscription.updated':
-      return {
-        kind: 'subscription-changed',
-        providerSubscriptionId: String(object.id),
-        cancelAtPeriodEnd: object.cancel_at_period_end === true,
-        cancelAt: typeof object.cancel_at === 'number' ? new Date(object.cancel_at * 1000) : undefined,
-        status: String(object.status),
-      }
+      return subscriptionChange(object)
     default:
       return undefined
   }
