@@ -1,7 +1,8 @@
-import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { users } from '#db/schema/users.ts'
+import { usernameSkeleton } from '#server/lib/username-skeleton.ts'
 import type { JobExecutor } from '#server/modules/jobs/job-queue.ts'
 
 export type EmailTokenPurpose = 'verify-email' | 'reset-password'
@@ -9,6 +10,17 @@ export type EmailTokenPurpose = 'verify-email' | 'reset-password'
 export type AuthTx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** What a transaction of this repo tells its `andThen`: whose account, and whether its address was proven just now. */
 export type AccountChange = { userId: string; firstVerified: boolean }
+
+function isUniqueViolation(error: unknown): boolean {
+  for (
+    let e = error, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    if ((e as { code?: unknown }).code === '23505') return true
+  }
+  return false
+}
 
 /** Counts the address as verified; true only for the call that verified it (the welcome grant's moment). */
 async function verifyAddress(tx: AuthTx, userId: string): Promise<boolean> {
@@ -42,18 +54,24 @@ export function createAuthRepo(db: Db) {
       return row ?? null
     },
 
+    /** Whether an account has this username, in any case, or one that looks like it (ADR 022). */
     async usernameTaken(username: string): Promise<boolean> {
       const [row] = await db
         .select({ id: users.id })
         .from(users)
-        .where(sql`lower(${users.username}) = ${username.toLowerCase()}`)
+        .where(
+          or(
+            sql`lower(${users.username}) = ${username.toLowerCase()}`,
+            eq(users.usernameSkeleton, usernameSkeleton(username)),
+          ),
+        )
         .limit(1)
       return Boolean(row)
     },
 
-    /** Null when the e-mail or the username was taken meanwhile (unique indexes decide). */
     /**
-     * A new account, or null when the name or address was taken meanwhile. `andThen` runs in the
+     * A new account, or null when the name (or a look-alike) or address was taken meanwhile: the
+     * unique indexes decide, so two racing registrations cannot both win. `andThen` runs in the
      * same transaction (the verification mail's job: both exist, or neither).
      */
     async createUser(
@@ -61,7 +79,11 @@ export function createAuthRepo(db: Db) {
       andThen?: (tx: JobExecutor, user: typeof users.$inferSelect) => Promise<unknown>,
     ) {
       return db.transaction(async (tx) => {
-        const [row] = await tx.insert(users).values(values).onConflictDoNothing().returning()
+        const [row] = await tx
+          .insert(users)
+          .values({ ...values, usernameSkeleton: usernameSkeleton(values.username) })
+          .onConflictDoNothing()
+          .returning()
         if (row && andThen) await andThen(tx, row)
         return row ?? null
       })
@@ -119,7 +141,7 @@ export function createAuthRepo(db: Db) {
       return db.transaction(async (tx) => {
         const [row] = await tx
           .insert(users)
-          .values({ ...values, emailVerifiedAt: new Date() })
+          .values({ ...values, usernameSkeleton: usernameSkeleton(values.username), emailVerifiedAt: new Date() })
           .onConflictDoNothing()
           .returning()
         if (row) await andThen(tx, { userId: row.id, firstVerified: true })
@@ -246,6 +268,51 @@ export function createAuthRepo(db: Db) {
      */
     async revokeAllForUser(userId: string): Promise<number> {
       return revokeLogins(db, userId)
+    },
+
+    /**
+     * Fills in the skeleton of usernames stored before it existed (ADR 022), a batch at a time.
+     * A name that looks like one already holding its skeleton keeps none (both accounts stay; the
+     * first holds the look, so no new look-alike can join them). Returns how many were filled in
+     * and how many could not be.
+     */
+    async backfillUsernameSkeletons(batchSize = 500): Promise<{ filled: number; lookAlikes: number }> {
+      let filled = 0
+      let lookAlikes = 0
+      const skipped: string[] = []
+      for (;;) {
+        const rows = await db
+          .select({ id: users.id, username: users.username })
+          .from(users)
+          .where(and(isNull(users.usernameSkeleton), skipped.length ? notInArray(users.id, skipped) : undefined))
+          .orderBy(users.createdAt, users.id)
+          .limit(batchSize)
+        if (rows.length === 0) return { filled, lookAlikes }
+        for (const row of rows) {
+          const skeleton = usernameSkeleton(row.username)
+          const updated = await db
+            .update(users)
+            .set({ usernameSkeleton: skeleton })
+            .where(
+              and(
+                eq(users.id, row.id),
+                isNull(users.usernameSkeleton),
+                sql`not exists (select 1 from ${users} other where other.username_skeleton = ${skeleton})`,
+              ),
+            )
+            .returning({ id: users.id })
+            .catch((error: unknown) => {
+              // Another instance gave the same look to another row a moment ago.
+              if (isUniqueViolation(error)) return []
+              throw error
+            })
+          if (updated.length === 1) filled += 1
+          else {
+            lookAlikes += 1
+            skipped.push(row.id)
+          }
+        }
+      }
     },
 
     /**

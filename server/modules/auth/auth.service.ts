@@ -287,6 +287,11 @@ export function createAuthService({
       return pair
     },
 
+    /** At startup: the look (skeleton) of usernames stored before it was kept (ADR 022). */
+    async backfillUsernameSkeletons() {
+      return repo.backfillUsernameSkeletons()
+    },
+
     /** The hourly `expired-tokens` job: the privacy policy keeps sign-in tokens and links only until they expire. */
     async deleteSpentTokens() {
       return repo.deleteSpentTokens()

@@ -168,6 +168,19 @@ describe('Google sign-in (OpenID Connect against a mock issuer)', () => {
     expect(grants.map((g) => g.reason)).toEqual(['signup'])
   })
 
+  it('does not give a new Google account a username that looks like an existing one', async () => {
+    await createUser(t.database.db, { username: 'Margaret_Hamilton' })
+    // Cyrillic а in the display name: the username made from it would look exactly the same.
+    const { res } = await signIn({
+      sub: `mh-${Date.now()}`,
+      email: `mh-${Date.now()}@gmail.test`,
+      email_verified: true,
+      name: 'Mаrgаret Hаmilton',
+    })
+    expect(res.statusCode).toBe(200)
+    expect((await infoOf(res.json().data.token)).username).toMatch(/^Mаrgаret_Hаmilton_[0-9a-f]{4}$/)
+  })
+
   it('refuses an identity whose e-mail Google has not verified', async () => {
     const { res } = await signIn({
       sub: `u-${Date.now()}`,
