@@ -144,6 +144,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('preClose', async () => services.chat.close())
   // The plans on sale come from config/plans.json; the database follows it on every start.
   app.addHook('onReady', async () => services.plans.syncFromConfig())
+  // Usernames stored before look-alikes were refused get their skeleton (ADR 022); none left is one query.
+  app.addHook('onReady', async () => {
+    const { filled, lookAlikes } = await services.auth.backfillUsernameSkeletons()
+    if (filled || lookAlikes) app.log.info({ filled, lookAlikes }, 'username skeletons filled in')
+  })
   app.decorate('services', services)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)

@@ -7,6 +7,11 @@ export const users = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     username: text('username').notNull(),
+    /**
+     * The username's look (server/lib/username-skeleton.ts, UTS #39): no two accounts look alike.
+     * Written with the username; rows from before it are filled in at startup (ADR 022).
+     */
+    usernameSkeleton: text('username_skeleton'),
     email: text('email').notNull(),
     passwordHash: text('password_hash'),
     avatarUrl: text('avatar_url'),
@@ -24,6 +29,7 @@ export const users = pgTable(
     // E-mail addresses compare case-insensitively; usernames too, so "Alice" and "alice" are one.
     uniqueIndex('users_email_lower_key').on(sql`lower(${table.email})`),
     uniqueIndex('users_username_lower_key').on(sql`lower(${table.username})`),
+    uniqueIndex('users_username_skeleton_key').on(table.usernameSkeleton),
     uniqueIndex('users_google_subject_key').on(table.googleSubject),
   ],
 )

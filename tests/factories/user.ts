@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Db } from '#db/client.ts'
 import { type NewUserRow, users } from '#db/schema/users.ts'
+import { usernameSkeleton } from '#server/lib/username-skeleton.ts'
 
 export type UserOverrides = Partial<NewUserRow>
 
@@ -10,10 +11,12 @@ let sequence = 0
 export async function createUser(db: Db, overrides: UserOverrides = {}) {
   sequence += 1
   const suffix = `${sequence}${randomBytes(3).toString('hex')}`
+  const username = overrides.username ?? `user_${suffix}`
   const [user] = await db
     .insert(users)
     .values({
-      username: `user_${suffix}`,
+      username,
+      usernameSkeleton: usernameSkeleton(username),
       email: `user_${suffix}@example.test`,
       emailVerifiedAt: new Date(),
       ...overrides,

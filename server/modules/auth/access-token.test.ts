@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ACCESS_TOKEN_TTL_SECONDS, createAccessTokens, endedByMark } from './access-token.ts'
 
@@ -51,5 +52,54 @@ describe('access tokens', () => {
     expect(endedByMark(early?.issuedAtMs ?? 0, mark)).toBe(true)
     expect(endedByMark(late?.issuedAtMs ?? 0, mark)).toBe(false)
     expect(endedByMark(early?.issuedAtMs ?? 0, null)).toBe(false)
+  })
+
+  /** A token signed with the right key and claims, except for what `shape` leaves out or changes. */
+  async function signed(shape: (jwt: SignJWT, nowSeconds: number) => SignJWT) {
+    const now = Math.floor(Date.now() / 1000)
+    const jwt = new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject('user-1')
+      .setIssuer('taleweave')
+      .setAudience('taleweave-api')
+    return shape(jwt, now).sign(new TextEncoder().encode(SECRET))
+  }
+
+  it('refuses a token without an expiry, an issue time or a subject, and one that claims to live longer than an access token', async () => {
+    const tokens = createAccessTokens(SECRET)
+    // The genuine shape passes, so the refusals below are for the missing or stretched claim alone.
+    const genuine = await signed((jwt, now) => jwt.setIssuedAt(now).setExpirationTime(now + 60))
+    expect(await tokens.verify(genuine)).toMatchObject({ userId: 'user-1' })
+
+    expect(await tokens.verify(await signed((jwt, now) => jwt.setIssuedAt(now)))).toBeNull()
+    expect(await tokens.verify(await signed((jwt, now) => jwt.setExpirationTime(now + 60)))).toBeNull()
+    const noSubject = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer('taleweave')
+      .setAudience('taleweave-api')
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode(SECRET))
+    expect(await tokens.verify(noSubject)).toBeNull()
+
+    // Issued an hour ago with a year to run: older than an access token may be, so refused.
+    const stretched = await signed((jwt, now) => jwt.setIssuedAt(now - 3600).setExpirationTime(now + 365 * 86_400))
+    expect(await tokens.verify(stretched)).toBeNull()
+    // Issued just now with a year to run: it works, but only for an access token's lifetime.
+    vi.useFakeTimers({ now: new Date('2026-11-21T12:00:00Z'), toFake: ['Date'] })
+    const longLived = await signed((jwt, now) => jwt.setIssuedAt(now).setExpirationTime(now + 365 * 86_400))
+    expect(await tokens.verify(longLived)).toMatchObject({ userId: 'user-1' })
+    vi.setSystemTime(new Date(Date.now() + ACCESS_TOKEN_TTL_SECONDS * 1000))
+    expect(await tokens.verify(longLived)).toBeNull()
+  })
+
+  it('accepts a token issued a moment "in the future" by an instance whose clock runs slightly ahead', async () => {
+    const tokens = createAccessTokens(SECRET)
+    const ahead = await signed((jwt, now) =>
+      jwt.setIssuedAt(now + 2).setExpirationTime(now + 2 + ACCESS_TOKEN_TTL_SECONDS),
+    )
+    expect(await tokens.verify(ahead)).toMatchObject({ userId: 'user-1' })
+    const farAhead = await signed((jwt, now) => jwt.setIssuedAt(now + 600).setExpirationTime(now + 660))
+    expect(await tokens.verify(farAhead)).toBeNull()
   })
 })

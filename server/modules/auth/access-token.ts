@@ -2,6 +2,12 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 
 /** Access tokens live briefly; the refresh token (its own module) renews them. */
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60
+/**
+ * How far the clocks of two instances may differ. jose refuses a token issued "in the future", and
+ * `iat` is in whole seconds: without it, a token made on one instance could be refused by another
+ * whose clock is a few milliseconds behind, across a second's boundary. Expiry stays exact (below).
+ */
+const CLOCK_SKEW_SECONDS = 5
 const ISSUER = 'taleweave'
 const AUDIENCE = 'taleweave-api'
 
@@ -39,7 +45,7 @@ export function createAccessTokens(secret: string) {
   // included, so only the very bytes that passed are recognised; the expiry is checked each time.
   // Only the signature check is cached: whether the user logged out everywhere since is asked of the
   // key-value store on every request (server/plugins/authentication.ts), never remembered here.
-  const verified = new Map<string, { userId: string; issuedAtMs: number; exp: number }>()
+  const verified = new Map<string, { userId: string; issuedAtMs: number; until: number }>()
   return {
     async issue(claims: AccessTokenClaims, now = new Date()): Promise<string> {
       const issuedAt = Math.floor(now.getTime() / 1000)
@@ -56,24 +62,34 @@ export function createAccessTokens(secret: string) {
     async verify(token: string): Promise<VerifiedAccessToken | null> {
       const known = verified.get(token)
       if (known) {
-        // jose's rule: expired once the current second reaches `exp`.
-        if (Math.floor(Date.now() / 1000) < known.exp) return { userId: known.userId, issuedAtMs: known.issuedAtMs }
+        // jose's rule: expired once the current second reaches its end (`exp`, or `iat` plus the lifetime).
+        if (Math.floor(Date.now() / 1000) < known.until) return { userId: known.userId, issuedAtMs: known.issuedAtMs }
         verified.delete(token)
         return null
       }
       try {
-        const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] })
-        if (!payload.sub) return null
-        // A token from before the millisecond claim (or without `iat`) counts as issued at the
-        // start of its second, or at time zero: "log out everywhere" ends it rather than spare it.
+        // Every token must say who it is for, when it was issued and when it ends, and none counts
+        // longer than an access token lives, whatever its `exp` says (ASVS 3.5.3).
+        const { payload } = await jwtVerify(token, key, {
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          algorithms: ['HS256'],
+          requiredClaims: ['sub', 'iat', 'exp'],
+          maxTokenAge: ACCESS_TOKEN_TTL_SECONDS,
+          clockTolerance: CLOCK_SKEW_SECONDS,
+        })
+        const { sub, iat, exp } = payload
+        if (!sub || iat === undefined || exp === undefined) return null
+        // The tolerance is for a future `iat` only: the token ends at its `exp` or its age limit.
+        const until = Math.min(exp, iat + ACCESS_TOKEN_TTL_SECONDS)
+        if (Math.floor(Date.now() / 1000) >= until) return null
+        // A token from before the millisecond claim counts as issued at the start of its second:
+        // "log out everywhere" ends it rather than spare it.
         const claimedMs = payload[ISSUED_AT_MS_CLAIM]
-        const issuedAtMs =
-          typeof claimedMs === 'number' && Number.isFinite(claimedMs) ? claimedMs : (payload.iat ?? 0) * 1000
-        if (payload.exp !== undefined) {
-          if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string)
-          verified.set(token, { userId: payload.sub, issuedAtMs, exp: payload.exp })
-        }
-        return { userId: payload.sub, issuedAtMs }
+        const issuedAtMs = typeof claimedMs === 'number' && Number.isFinite(claimedMs) ? claimedMs : iat * 1000
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string)
+        verified.set(token, { userId: sub, issuedAtMs, until })
+        return { userId: sub, issuedAtMs }
       } catch (error) {
         if (error instanceof joseErrors.JOSEError) return null
         throw error

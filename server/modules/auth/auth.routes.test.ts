@@ -3,6 +3,7 @@ import { solveChallenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/sha'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { jobs } from '#db/schema/jobs.ts'
 import { users } from '#db/schema/users.ts'
@@ -147,7 +148,8 @@ describe('accounts API', () => {
       username: body.username,
       email: body.email,
       avatar: '/default-avatar.svg',
-      balance: 0,
+      // The welcome diamonds came with the verification (ADR 022).
+      balance: SIGNUP_GRANT_DIAMONDS,
       showAdultContent: false,
     })
     expect((await t.app.inject({ method: 'POST', url: '/api/userInfo' })).statusCode).toBe(401)

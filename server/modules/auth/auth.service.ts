@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import ipaddr from 'ipaddr.js'
 import {
   DEFAULT_AVATAR,
@@ -24,7 +25,7 @@ import type { JobExecutor, JobPayloads, JobQueue } from '#server/modules/jobs/jo
 import { type AccountMailKind, renderAccountMail, renderSecurityMail } from '#server/modules/mail/account-mail.ts'
 import type { Mailer } from '#server/modules/mail/mailer.ts'
 import { type AccessTokens, endedByMark, TOKENS_ENDED_KEY, TOKENS_ENDED_MARK_TTL_MS } from './access-token.ts'
-import type { AuthRepo } from './auth.repo.ts'
+import type { AccountChange, AuthRepo, AuthTx } from './auth.repo.ts'
 import type { GoogleIdentity } from './google-sign-in.ts'
 import type { HumanVerification } from './human-verification.ts'
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts'
@@ -187,6 +188,21 @@ export function createAuthService({
     }
   }
 
+  /**
+   * Ends the user's access tokens at once: the tokens-ended mark of "log out everywhere" (ADR 021).
+   * Set before the refresh tokens are revoked, so a refresh racing with it is caught too.
+   */
+  async function endAccessTokens(userId: string): Promise<number> {
+    const endedAt = Date.now()
+    await kv.set(TOKENS_ENDED_KEY(userId), String(endedAt), TOKENS_ENDED_MARK_TTL_MS)
+    return endedAt
+  }
+
+  /** The welcome diamonds, in the transaction that proves the address for the first time (once per account). */
+  async function welcomeOnFirstVerification(tx: AuthTx, change: AccountChange) {
+    if (change.firstVerified) await diamonds.grantSignup(change.userId, tx)
+  }
+
   return {
     /**
      * Creates an account and mails its verification link. An address that already has an account
@@ -240,9 +256,8 @@ export function createAuthService({
 
     async verifyEmail(token: string, ip: string) {
       await enforceLimit(kv, `verify:ip:${ip}`, LIMITS.verifyPerIp)
-      const consumed = await repo.consumeEmailToken(sha256(token), 'verify-email')
-      if (!consumed) throw new AppError(400, 'INVALID_TOKEN', 'This link is invalid, expired or already used.')
-      await repo.markEmailVerified(consumed.userId)
+      const verified = await repo.verifyEmail(sha256(token), welcomeOnFirstVerification)
+      if (!verified) throw new AppError(400, 'INVALID_TOKEN', 'This link is invalid, expired or already used.')
     },
 
     /** Same answer whether or not the address has an unverified account. */
@@ -352,6 +367,11 @@ export function createAuthService({
       return pair
     },
 
+    /** At startup: the look (skeleton) of usernames stored before it was kept (ADR 022). */
+    async backfillUsernameSkeletons() {
+      return repo.backfillUsernameSkeletons()
+    },
+
     /** The hourly `expired-tokens` job: the privacy policy keeps sign-in tokens and links only until they expire. */
     async deleteSpentTokens() {
       return repo.deleteSpentTokens()
@@ -393,7 +413,9 @@ export function createAuthService({
     /**
      * Sets a new password from a reset link, signs the account out everywhere and tells its owner
      * by mail (ASVS 2.2.3): the mail's job is written in the same transaction as the new password,
-     * so there is no change without its notice, and no notice for a refused link.
+     * so there is no change without its notice, and no notice for a refused link. Everywhere means
+     * the access tokens too (the tokens-ended mark of ADR 021, set once the link is known to be
+     * good and before the refresh tokens are revoked), and every other reset link still open.
      */
     async resetPassword(token: string, password: string, ip: string) {
       await enforceLimit(kv, `verify:ip:${ip}`, LIMITS.verifyPerIp)
@@ -406,9 +428,16 @@ export function createAuthService({
       // Hashed before the transaction, so it does not hold the database during the slow hash.
       const passwordHash = await hashPassword(password)
       const changedAt = new Date()
-      const userId = await repo.resetPassword(sha256(token), passwordHash, (tx, id) =>
-        jobs.enqueue('security-mail', { userId: id, event: 'password-changed', at: changedAt.toISOString() }, {}, tx),
-      )
+      const userId = await repo.resetPassword(sha256(token), passwordHash, async (tx, change) => {
+        await endAccessTokens(change.userId)
+        await jobs.enqueue(
+          'security-mail',
+          { userId: change.userId, event: 'password-changed', at: changedAt.toISOString() },
+          {},
+          tx,
+        )
+        await welcomeOnFirstVerification(tx, change)
+      })
       if (!userId) throw new AppError(400, 'INVALID_TOKEN', 'This link is invalid, expired or already used.')
       jobs.kick()
       securityEvent('password.reset', { ip, userId })
@@ -417,6 +446,9 @@ export function createAuthService({
     /**
      * Signs in with a Google identity: the account already linked to it; else the account with the
      * same e-mail when Google says that address is verified (and links it); else a new account.
+     * An account whose address was never verified is not its owner's yet (anyone can register any
+     * address): the Google identity proves the address, so the account becomes its, without the
+     * password someone else may have set and with every login ended (ADR 022).
      */
     async signInWithGoogle(identity: GoogleIdentity, locale: string): Promise<TokenPair> {
       const linked = await repo.findUserByGoogleSubject(identity.subject)
@@ -424,25 +456,41 @@ export function createAuthService({
       if (!identity.email || !identity.emailVerified) {
         throw new AppError(400, 'INVALID_TOKEN', 'Google did not confirm an e-mail address for this account.')
       }
+      const mailLocale = isLocale(locale) ? locale : DEFAULT_LOCALE
       const byEmail = await repo.findUserByEmail(identity.email)
       if (byEmail) {
-        await repo.linkGoogle(byEmail.id, identity.subject)
-        await repo.markEmailVerified(byEmail.id)
+        let endedAt = 0
+        const takenOver = await repo.takeOverUnverified(
+          byEmail.id,
+          { googleSubject: identity.subject, locale: mailLocale },
+          async (tx, change) => {
+            endedAt = await endAccessTokens(change.userId)
+            await welcomeOnFirstVerification(tx, change)
+          },
+        )
+        if (takenOver) {
+          securityEvent('google.took-over-unverified', {
+            userId: byEmail.id,
+            hadPassword: Boolean(byEmail.passwordHash),
+          })
+          // The new login must start after the mark, or the mark would end it too.
+          while (Date.now() <= endedAt) await sleep(1)
+          return issueTokens(byEmail.id, true)
+        }
+        // Verified (perhaps a moment ago, by its owner's link): the password is the owner's and stays.
+        if (!(await repo.linkGoogle(byEmail.id, identity.subject))) {
+          throw AppError.conflict('The account changed during sign-in; please try again.')
+        }
         return issueTokens(byEmail.id, true)
       }
       const base = usernameBase(identity.name ?? identity.email.split('@')[0] ?? 'reader')
       for (let attempt = 0; attempt < 6; attempt++) {
         const username = attempt === 0 ? base : `${base.slice(0, USERNAME_MAX - 5)}_${randomBytes(2).toString('hex')}`
-        const user = await repo.createGoogleUser({
-          username,
-          email: identity.email,
-          googleSubject: identity.subject,
-          locale: isLocale(locale) ? locale : DEFAULT_LOCALE,
-        })
-        if (user) {
-          await diamonds.grantSignup(user.id)
-          return issueTokens(user.id, true)
-        }
+        const user = await repo.createGoogleUser(
+          { username, email: identity.email, googleSubject: identity.subject, locale: mailLocale },
+          welcomeOnFirstVerification,
+        )
+        if (user) return issueTokens(user.id, true)
       }
       throw new AppError(409, 'USERNAME_TAKEN', 'No free username could be found; please register with e-mail.')
     },

@@ -1,5 +1,11 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { eq } from 'drizzle-orm'
 import { OAuth2Server } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
+import { refreshTokens } from '#db/schema/auth.ts'
+import { diamondLedger } from '#db/schema/diamonds.ts'
+import { users } from '#db/schema/users.ts'
 import { hashPassword } from '#server/modules/auth/passwords.ts'
 import { createUser } from '#tests/factories/user.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
@@ -100,6 +106,79 @@ describe('Google sign-in (OpenID Connect against a mock issuer)', () => {
       payload: { email, password: 'the original password' },
     })
     expect(login.statusCode).toBe(200)
+  })
+
+  it('takes an unverified account from whoever registered it: their password and logins end, the Google owner gets it', async () => {
+    // Someone registers the victim's address with a password of their own and never verifies it.
+    const email = `victim-${Date.now()}@example.test`
+    const attackerPassword = 'the squatter knows this one'
+    const squatted = await createUser(t.database.db, {
+      email,
+      passwordHash: await hashPassword(attackerPassword),
+      emailVerifiedAt: null,
+      locale: 'ru',
+    })
+    // Logins of that account, made here directly: a refresh token and an access token (ADR 022
+    // ends them even though an unverified account cannot log in through the API).
+    const oldRefresh = randomBytes(32).toString('base64url')
+    await t.database.db.insert(refreshTokens).values({
+      userId: squatted.id,
+      familyId: randomUUID(),
+      tokenHash: createHash('sha256').update(oldRefresh).digest('hex'),
+      remember: true,
+      familyStartedAt: new Date(),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    })
+    const oldAccess = await t.app.accessTokens.issue({ userId: squatted.id })
+    expect((await infoOf(oldAccess)).username).toBe(squatted.username)
+
+    // The address's real owner signs in with Google.
+    const { res } = await signIn({ sub: `victim-${Date.now()}`, email, email_verified: true, name: 'Victim' })
+    expect(res.statusCode).toBe(200)
+    const { token, refreshToken } = res.json().data
+    // The Google login works (it starts after the account's logins were ended)...
+    expect((await infoOf(token)).username).toBe(squatted.username)
+    expect((await t.app.inject({ method: 'POST', url: '/api/refresh', payload: { refreshToken } })).statusCode).toBe(
+      200,
+    )
+    // ...and nothing the squatter had does: not the password, not the refresh token, not the access token.
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { email, password: attackerPassword },
+    })
+    expect(login.statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/refresh', payload: { refreshToken: oldRefresh } })).statusCode,
+    ).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/userInfo', headers: { authorization: `Bearer ${oldAccess}` } }))
+        .statusCode,
+    ).toBe(401)
+    const [account] = await t.database.db.select().from(users).where(eq(users.id, squatted.id))
+    expect(account?.passwordHash).toBeNull()
+    expect(account?.emailVerifiedAt).toBeInstanceOf(Date)
+    // Mails now go out in the language of the owner's sign-in, not the squatter's choice.
+    expect(account?.locale).toBe('en')
+    // Its address is proven for the first time now: the welcome diamonds, once (ADR 022, item 4).
+    expect((await infoOf(token)).balance).toBe(SIGNUP_GRANT_DIAMONDS)
+    const again = await signIn({ sub: account?.googleSubject ?? '', email, email_verified: true })
+    expect((await infoOf(again.res.json().data.token)).balance).toBe(SIGNUP_GRANT_DIAMONDS)
+    const grants = await t.database.db.select().from(diamondLedger).where(eq(diamondLedger.userId, squatted.id))
+    expect(grants.map((g) => g.reason)).toEqual(['signup'])
+  })
+
+  it('does not give a new Google account a username that looks like an existing one', async () => {
+    await createUser(t.database.db, { username: 'Margaret_Hamilton' })
+    // Cyrillic а in the display name: the username made from it would look exactly the same.
+    const { res } = await signIn({
+      sub: `mh-${Date.now()}`,
+      email: `mh-${Date.now()}@gmail.test`,
+      email_verified: true,
+      name: 'Mаrgаret Hаmilton',
+    })
+    expect(res.statusCode).toBe(200)
+    expect((await infoOf(res.json().data.token)).username).toMatch(/^Mаrgаret_Hаmilton_[0-9a-f]{4}$/)
   })
 
   it('refuses an identity whose e-mail Google has not verified', async () => {

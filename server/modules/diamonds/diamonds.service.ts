@@ -19,9 +19,12 @@ export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
   return {
     balanceOf: repo.balanceOf,
 
-    /** The welcome diamonds of a new account; safe to call twice. */
-    async grantSignup(userId: string) {
-      await repo.apply({ userId, amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${userId}` })
+    /**
+     * The welcome diamonds of a new account, once: the reference is unique, so a second call (a
+     * replayed or raced verification) changes nothing. With `tx`, they commit with the caller's write.
+     */
+    async grantSignup(userId: string, tx?: Tx) {
+      await repo.apply({ userId, amount: SIGNUP_GRANT_DIAMONDS, reason: 'signup', reference: `signup:${userId}` }, tx)
     },
 
     /**

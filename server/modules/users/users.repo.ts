@@ -1,6 +1,7 @@
 import { inArray, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { users } from '#db/schema/users.ts'
+import { usernameSkeleton } from '#server/lib/username-skeleton.ts'
 
 export function createUsersRepo(db: Db) {
   return {
@@ -8,7 +9,7 @@ export function createUsersRepo(db: Db) {
     async ensurePasswordUser(values: { username: string; email: string; passwordHash: string }): Promise<string> {
       await db
         .insert(users)
-        .values({ ...values, emailVerifiedAt: new Date() })
+        .values({ ...values, usernameSkeleton: usernameSkeleton(values.username), emailVerifiedAt: new Date() })
         .onConflictDoNothing()
       const [row] = await db
         .select({ id: users.id })
@@ -23,7 +24,9 @@ export function createUsersRepo(db: Db) {
       if (list.length === 0) return []
       await db
         .insert(users)
-        .values(list.map((u) => ({ ...u, emailVerifiedAt: new Date() })))
+        .values(
+          list.map((u) => ({ ...u, usernameSkeleton: usernameSkeleton(u.username), emailVerifiedAt: new Date() })),
+        )
         .onConflictDoNothing()
       const rows = await db
         .select({ id: users.id })
