@@ -27,6 +27,8 @@ export const CHARACTER_LIMITS = {
   exampleDialogue: 30_000,
   tags: 10,
   tagName: 30,
+  /** Tags one user has made (typed new) that still exist: spam cannot flood the tag list. */
+  userMadeTags: 30,
   /** An uploaded avatar or banner, before it is re-encoded. */
   imageBytes: 5 * MiB,
   lorebookEntries: 1_000,
@@ -83,6 +85,24 @@ export function textLength(text: string): number {
   return n
 }
 
+/**
+ * A tag name as stored and compared: compatibility forms folded (NFKC: full-width letters,
+ * ligatures), invisible and direction-changing characters dropped, runs of white space made one
+ * space, and trimmed. The zero-width joiner stays: emoji sequences need it.
+ */
+export function normalizeTagName(name: string): string {
+  return name
+    .normalize('NFKC')
+    .replace(/[\p{Cc}\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu, '')
+    .replace(/\s+/gu, ' ')
+    .trim()
+}
+
+/** A tag is a word or two, never an address to advertise (`evil.example`, `www.x`, `a://b`, `x@y`). */
+export function tagLooksLikeLink(name: string): boolean {
+  return /:\/\/|www\.|@|[\p{L}\p{N}-]\.\p{L}{2,}/iu.test(name)
+}
+
 /** Checks the form's fields against CHARACTER_LIMITS; an empty list means they may be saved. */
 export function checkCharacterFields(fields: CharacterFields): FieldProblem[] {
   const problems: FieldProblem[] = []
@@ -106,7 +126,7 @@ export function checkCharacterFields(fields: CharacterFields): FieldProblem[] {
   fields.tags.forEach((tag, i) => {
     if (textLength(tag) > CHARACTER_LIMITS.tagName) {
       problems.push({ path: `tags.${i}`, code: 'too_long', limit: CHARACTER_LIMITS.tagName })
-    } else if (!/[\p{L}\p{N}]/u.test(tag)) {
+    } else if (!/[\p{L}\p{N}]/u.test(tag) || tagLooksLikeLink(tag)) {
       problems.push({ path: `tags.${i}`, code: 'invalid' })
     }
   })

@@ -139,6 +139,13 @@ describe('the HTTP application', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff')
     expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin')
     expect(res.headers['x-frame-options']).toBe('DENY')
+    expect(res.headers['permissions-policy']).toContain('camera=(), ')
+    expect(res.headers['permissions-policy']).toContain('microphone=()')
+    expect(res.headers['permissions-policy']).toContain('geolocation=()')
+    // Every response, refusals and errors too.
+    for (const url of ['/api/does-not-exist', '/api/test/me', '/api/test/boom']) {
+      expect((await t.app.inject({ method: 'GET', url })).headers['permissions-policy']).toContain('camera=()')
+    }
     // Not production: no HSTS, so http://localhost keeps working.
     expect(res.headers['strict-transport-security']).toBeUndefined()
   })
@@ -189,6 +196,52 @@ describe('the HTTP application', () => {
 })
 
 describe('in production', () => {
+  const production = {
+    NODE_ENV: 'production',
+    PUBLIC_URL: 'https://taleweave.example',
+    CRON_SECRET: 'c'.repeat(24),
+  }
+
+  it('serves neither /metrics nor /api/docs unless configured (ADR 026)', async () => {
+    const t = await buildTestApp({ env: production })
+    try {
+      for (const url of ['/metrics', '/api/docs/json', '/api/docs/', '/api/docs']) {
+        const res = await t.app.inject({ method: 'GET', url })
+        expect(res.statusCode, url).toBe(404)
+        expect(res.body).not.toContain('http_request_duration_seconds')
+        expect(res.body).not.toContain('openapi')
+      }
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('serves /metrics only with its bearer token, and /api/docs with API_DOCS=true', async () => {
+    const token = 'metrics-token-'.padEnd(40, 'x')
+    const t = await buildTestApp({ env: { ...production, METRICS_TOKEN: token, API_DOCS: 'true' } })
+    try {
+      for (const authorization of [undefined, 'Bearer wrong', `Bearer ${token}x`, token, `Basic ${token}`]) {
+        const refused = await t.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: authorization ? { authorization } : {},
+        })
+        expect(refused.statusCode, String(authorization)).toBe(401)
+        expect(refused.body).not.toContain('http_request_duration_seconds')
+      }
+      const scraped = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(scraped.statusCode).toBe(200)
+      expect(scraped.body).toContain('process_cpu_user_seconds_total')
+      expect((await t.app.inject({ method: 'GET', url: '/api/docs/json' })).statusCode).toBe(200)
+    } finally {
+      await t.close()
+    }
+  })
+
   it('adds HSTS', async () => {
     const t = await buildTestApp({
       env: {

@@ -198,9 +198,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   })
   await app.register(database, { handle: options.database, closeOnShutdown: options.closeDatabase ?? false })
   await app.register(keyValueStore, { store: options.kv })
-  await app.register(metrics)
+  await app.register(metrics, config.metrics)
   await app.register(authentication, { accessTokens: services.accessTokens })
-  await app.register(apiDocs, { publicUrl: config.publicUrl })
+  // Off in production unless API_DOCS=true: the whole API's map is no help to users (ADR 026).
+  if (config.apiDocs) await app.register(apiDocs, { publicUrl: config.publicUrl })
 
   await app.register(healthRoutes)
   // Outside /api: robots.txt, the sitemaps and the articles' images.

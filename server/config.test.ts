@@ -148,6 +148,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CAPTCHA_PROVIDER: 'recaptcha', DATA_DIR: tempDir() })).toThrow(/CAPTCHA_PROVIDER/)
   })
 
+  it('keeps /metrics and /api/docs to operators in production unless configured (ADR 026)', () => {
+    const production = loadConfig({ ...productionEnv, DATA_DIR: tempDir() })
+    expect(production.metrics).toEqual({ token: undefined, open: false })
+    expect(production.apiDocs).toBe(false)
+    const development = loadConfig({ DATA_DIR: tempDir() })
+    expect(development.metrics).toEqual({ token: undefined, open: true })
+    expect(development.apiDocs).toBe(true)
+    const configured = loadConfig({
+      ...productionEnv,
+      METRICS_TOKEN: 'm'.repeat(40),
+      API_DOCS: 'true',
+      DATA_DIR: tempDir(),
+    })
+    expect(configured.metrics).toEqual({ token: 'm'.repeat(40), open: false })
+    expect(configured.apiDocs).toBe(true)
+    // A token set outside production closes the door there too.
+    expect(loadConfig({ METRICS_TOKEN: 'm'.repeat(40), DATA_DIR: tempDir() }).metrics.open).toBe(false)
+    expect(loadConfig({ API_DOCS: 'false', DATA_DIR: tempDir() }).apiDocs).toBe(false)
+    expect(() => loadConfig({ METRICS_TOKEN: 'short', DATA_DIR: tempDir() })).toThrow(/METRICS_TOKEN/)
+  })
+
   it('requires the variables that only work together', () => {
     expect(() => loadConfig({ STRIPE_SECRET_KEY: 'sk_test_x', DATA_DIR: tempDir() })).toThrow(/STRIPE_WEBHOOK_SECRET/)
     expect(() => loadConfig({ BTCPAY_URL: 'https://pay.example', DATA_DIR: tempDir() })).toThrow(/BTCPAY_API_KEY/)

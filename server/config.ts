@@ -71,6 +71,8 @@ const envSchema = z.object({
   BTCPAY_WEBHOOK_SECRET: optionalString,
   PAYMENTS_SANDBOX: booleanFlag,
   CRON_SECRET: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  METRICS_TOKEN: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  API_DOCS: booleanFlag,
 })
 
 type Env = z.infer<typeof envSchema>
@@ -122,6 +124,13 @@ export type Config = Readonly<{
   }
   paymentsSandbox: boolean
   cronSecret: string | undefined
+  /**
+   * `/metrics` (ADR 026): with a token, only for `Authorization: Bearer <token>`; without one,
+   * open outside production and not served in production.
+   */
+  metrics: { token: string | undefined; open: boolean }
+  /** Serve the Swagger UI and the OpenAPI document at `/api/docs` (API_DOCS; off in production). */
+  apiDocs: boolean
 }>
 
 export class ConfigError extends Error {
@@ -226,6 +235,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     paymentsSandbox,
     cronSecret: env.CRON_SECRET,
+    metrics: { token: env.METRICS_TOKEN, open: !isProduction && env.METRICS_TOKEN === undefined },
+    apiDocs: env.API_DOCS ?? !isProduction,
   })
 }
 

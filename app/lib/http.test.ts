@@ -8,6 +8,7 @@ import { hashPassword } from '#server/modules/auth/passwords.ts'
 import { createUser } from '#tests/factories/user.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import { ApiError, api } from './http.ts'
+import { loadUserInfo } from './user-info.ts'
 
 // The browser's client, run in Node against the real server over a real socket. Only `window`
 // (location and localStorage) is provided by hand.
@@ -164,6 +165,50 @@ describe('api() — the one HTTP client', () => {
         .set({ expiresAt: new Date(Date.now() + 3_600_000), familyStartedAt: new Date() })
         .where(eq(refreshTokens.tokenHash, hash))
     }
+  })
+
+  it('refreshes an expired login for user info too, instead of dropping it', async () => {
+    storage.set('token', 'expired')
+    storage.set('refreshToken', realPair.refreshToken)
+    const info = await loadUserInfo()
+    expect(info?.username).toMatch(/\w/)
+    expect(refreshCalls).toBe(1)
+    expect(storage.get('refreshToken')).not.toBe(realPair.refreshToken)
+    expect(storage.get('token')).not.toBe('expired')
+    expect(assign).not.toHaveBeenCalled()
+  })
+
+  it('forgets the tokens quietly when user info finds the login over', async () => {
+    storage.set('token', 'expired')
+    storage.set('refreshToken', 'ended-long-ago')
+    expect(await loadUserInfo()).toBeNull()
+    expect(storage.has('token')).toBe(false)
+    expect(storage.has('refreshToken')).toBe(false)
+    // User info is asked for on pages signed-out visitors see: no trip to the login page.
+    expect(assign).not.toHaveBeenCalled()
+  })
+
+  it('two tabs hitting a 401 together refresh once, and both stay logged in', async () => {
+    storage.set('token', 'expired')
+    storage.set('refreshToken', realPair.refreshToken)
+    // Each tab has its own copy of the client; they share local storage and the Web Locks.
+    vi.resetModules()
+    const tabA = await import('./http.ts')
+    vi.resetModules()
+    const tabB = await import('./http.ts')
+    expect(tabA.api).not.toBe(tabB.api)
+    const [a, b] = await Promise.all([
+      tabA.api<{ userId: string }>('/test/mine'),
+      tabB.api<{ userId: string }>('/test/mine'),
+    ])
+    expect(a.userId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(b.userId).toBe(a.userId)
+    expect(refreshCalls).toBe(1)
+    expect(assign).not.toHaveBeenCalled()
+    // The login goes on: the stored refresh token still works.
+    storage.set('token', 'expired again')
+    expect((await tabB.api<{ userId: string }>('/test/mine')).userId).toBe(a.userId)
+    expect(refreshCalls).toBe(2)
   })
 
   it('never redirects to login for the public calls of the spec', async () => {

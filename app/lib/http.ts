@@ -25,6 +25,12 @@ export type ApiRequest = {
   /** Defaults to 10 s; chat passes CHAT_TIMEOUT_MS. */
   timeoutMs?: number
   signal?: AbortSignal
+  /**
+   * `optional`: a call that also answers signed-out visitors (user info). A 401 still refreshes the
+   * tokens and repeats the call like any other; if the login is over, the tokens are forgotten
+   * quietly instead of opening the login page.
+   */
+  auth?: 'optional'
 }
 
 type Envelope<T> = { code: number; success: boolean; message: string; data: T }
@@ -35,10 +41,12 @@ type Envelope<T> = { code: number; success: boolean; message: string; data: T }
  * attempt was refused before doing anything); failing that it sends the user to the login page.
  */
 export async function api<T>(path: string, request: ApiRequest = {}): Promise<T> {
+  const sentToken = getAccessToken()
   const response = await send(path, request)
-  if (response.status === 401 && !isPublicApiPath(path)) {
-    if (await refreshTokens()) return parse<T>(await send(path, request), path)
-    goToLogin()
+  if (response.status === 401 && (request.auth === 'optional' || !isPublicApiPath(path))) {
+    if (await refreshTokens(sentToken)) return parse<T>(await send(path, request), path)
+    if (request.auth === 'optional') clearTokens()
+    else goToLogin()
   }
   return parse<T>(response, path)
 }
@@ -48,9 +56,10 @@ export async function api<T>(path: string, request: ApiRequest = {}): Promise<T>
  * response body is handed back to read. A refused call throws `ApiError` like `api` does.
  */
 export async function apiStream(path: string, request: ApiRequest): Promise<Response> {
+  const sentToken = getAccessToken()
   let response = await send(path, request)
   if (response.status === 401) {
-    if (await refreshTokens()) response = await send(path, request)
+    if (await refreshTokens(sentToken)) response = await send(path, request)
     else goToLogin()
   }
   if (response.ok && response.headers.get('content-type')?.startsWith('text/event-stream')) return response
@@ -65,9 +74,10 @@ export async function apiFile(
   path: string,
   request: ApiRequest = {},
 ): Promise<{ blob: Blob; fileName: string | null }> {
+  const sentToken = getAccessToken()
   let response = await send(path, request)
   if (response.status === 401 && !isPublicApiPath(path)) {
-    if (await refreshTokens()) response = await send(path, request)
+    if (await refreshTokens(sentToken)) response = await send(path, request)
     else goToLogin()
   }
   if (!response.ok) return parse<never>(response, path)
@@ -123,25 +133,50 @@ async function parse<T>(response: Response, path: string): Promise<T> {
 
 let refreshing: Promise<boolean> | null = null
 
-/** One refresh at a time, however many calls hit a 401 together. */
-function refreshTokens(): Promise<boolean> {
-  const refreshToken = getRefreshToken()
-  if (!refreshToken) return Promise.resolve(false)
+/** The Web Locks name every tab of this site refreshes under. */
+export const REFRESH_LOCK = 'taleweave:refresh-tokens'
+
+/**
+ * One refresh at a time, however many calls hit a 401 together, in this tab and across tabs.
+ * Every tab holds the same tokens (local storage), and the server takes a refresh token only once:
+ * two tabs refreshing with it together would look like a stolen copy. So a refresh runs under a
+ * lock shared by the tabs (Web Locks), and a tab that waited for it first looks whether another
+ * tab has meanwhile stored a new access token; then it uses that one instead of refreshing again.
+ * `sentToken` is the access token the refused call carried. Browsers without Web Locks refresh
+ * directly; the server's grace for sibling refreshes covers them (ADR 026).
+ */
+function refreshTokens(sentToken: string | null): Promise<boolean> {
+  if (!getRefreshToken()) return Promise.resolve(false)
   refreshing ??= (async () => {
     try {
-      const response = await send('/refresh', { method: 'POST', body: { refreshToken } })
-      if (!response.ok) return false
-      const envelope = (await response.json()) as Envelope<{ token: string; refreshToken: string }>
-      if (envelope.code !== 0 || !envelope.data?.token) return false
-      storeTokens(envelope.data)
-      return true
-    } catch {
-      return false
+      const locks = typeof navigator === 'undefined' ? undefined : navigator.locks
+      return locks ? await locks.request(REFRESH_LOCK, () => refreshUnlessDone(sentToken)) : await refreshOnce()
     } finally {
       refreshing = null
     }
   })()
   return refreshing
+}
+
+async function refreshUnlessDone(sentToken: string | null): Promise<boolean> {
+  const current = getAccessToken()
+  if (current && current !== sentToken) return true
+  return refreshOnce()
+}
+
+async function refreshOnce(): Promise<boolean> {
+  const refreshToken = getRefreshToken()
+  if (!refreshToken) return false
+  try {
+    const response = await send('/refresh', { method: 'POST', body: { refreshToken } })
+    if (!response.ok) return false
+    const envelope = (await response.json()) as Envelope<{ token: string; refreshToken: string }>
+    if (envelope.code !== 0 || !envelope.data?.token) return false
+    storeTokens(envelope.data)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function goToLogin() {

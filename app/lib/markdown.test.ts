@@ -25,4 +25,33 @@ describe('chat markdown', () => {
     expect(html).not.toContain('tracker.example')
     expect(html).toContain('a cat')
   })
+
+  it.each([
+    '[x](tel:+15550100)',
+    '[x](intent://scan/#Intent;scheme=zxing;end)',
+    '[x](ms-msdt:/id)',
+    '[x](ftp://files.example/a)',
+    '[x](data:text/html;base64,PHNjcmlwdD4=)',
+    '[x](vbscript:msgbox)',
+    '[x](JaVaScRiPt:alert(1))',
+    '[x](java\tscript:alert(1))',
+    '[x](/account)',
+    '[x](//evil.example/pwn)',
+    '[x](#top)',
+    '<ftp://files.example/a>',
+    'ftp://files.example/a',
+  ])('makes no link of %j', (text) => {
+    const html = renderMarkdown(text)
+    expect(html).not.toContain('<a ')
+    expect(html).not.toContain('href=')
+  })
+
+  it.each([
+    ['[x](https://example.com/a?b=1)', 'https://example.com/a?b=1'],
+    ['[x](http://example.com)', 'http://example.com'],
+    ['[x](mailto:someone@example.com)', 'mailto:someone@example.com'],
+    ['write to someone@example.com', 'mailto:someone@example.com'],
+  ])('links %j', (text, href) => {
+    expect(renderMarkdown(text)).toContain(`href="${href}"`)
+  })
 })

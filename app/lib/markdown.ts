@@ -2,10 +2,22 @@ import MarkdownIt from 'markdown-it'
 
 /**
  * Markdown for text written by models and users: raw HTML is escaped (`html: false`), links are
- * only http(s)/mailto (markdown-it refuses javascript: and data: by default) and open in a new tab
- * without handing over the page. The output is safe to set as HTML.
+ * only absolute http(s) and mailto URLs and open in a new tab without handing over the page. The
+ * output is safe to set as HTML.
  */
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true })
+
+// markdown-it's own check refuses only javascript:, vbscript:, file: and most data: URLs; any other
+// scheme (tel:, intent:, ms-…:, a custom app's) and relative or protocol-relative links (`/logout`,
+// `//evil.example`) would still become links. Only these three, parsed as a browser would.
+const LINK_PROTOCOLS: ReadonlySet<string> = new Set(['http:', 'https:', 'mailto:'])
+md.validateLink = (url: string) => {
+  try {
+    return LINK_PROTOCOLS.has(new URL(url.trim()).protocol)
+  } catch {
+    return false
+  }
+}
 
 const defaultLinkOpen =
   md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options))

@@ -1,7 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import { useLocation, useRevalidator, useRouteLoaderData } from 'react-router'
 import { api } from '#app/lib/http.ts'
-import { clearTokens, getAccessToken, onTokensChange } from '#app/lib/session.ts'
+import { getAccessToken, onTokensChange } from '#app/lib/session.ts'
 import type { UserInfo } from '#contracts/accounts.ts'
 import { splitLocalePath } from '#contracts/locales.ts'
 
@@ -34,6 +34,21 @@ export function useUserInfo(): UserInfo | null {
 }
 
 /**
+ * The signed-in user's info; null when the login is over. An expired access token is refreshed
+ * like on every other call (a 401 here once dropped a login that was still good); when refreshing
+ * fails too, the tokens are forgotten without leaving the page (user info is asked for on pages
+ * that signed-out visitors see too). Other failures throw.
+ */
+export async function loadUserInfo(): Promise<UserInfo | null> {
+  try {
+    return await api<UserInfo>('/userInfo', { method: 'POST', auth: 'optional' })
+  } catch (error) {
+    if ((error as { code?: number }).code === 401) return null
+    throw error
+  }
+}
+
+/**
  * Fetches the signed-in user's info once, after the first navigation to a page other than home,
  * the account pages, the blog or links, and only when a token is held. An account that has
  * confirmed its age gets the age cookie on this device too, so adult images load.
@@ -46,19 +61,20 @@ export function useUserInfoAfterNavigation() {
     if (requested || !getAccessToken()) return
     if (SKIPPED.some((pattern) => pattern.test(splitLocalePath(pathname).rest))) return
     requested = true
-    api<UserInfo>('/userInfo', { method: 'POST' }).then(
+    loadUserInfo().then(
       async (info) => {
+        if (!info) return
+        // (A refresh on the way stored new tokens, which reset these: this answer is still theirs.)
         current = info
+        requested = true
         emit()
         if (info.showAdultContent && !root?.adultConfirmed) {
           await api('/public/age-confirmation', { method: 'POST', body: { confirmed: true } })
           await revalidator.revalidate()
         }
       },
-      (error: unknown) => {
-        // userInfo is a public call: a 401 does not redirect; the tokens were no good, so forget them.
-        if ((error as { code?: number }).code === 401) clearTokens()
-        else requested = false
+      () => {
+        requested = false
       },
     )
   }, [pathname, root?.adultConfirmed, revalidator])

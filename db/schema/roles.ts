@@ -79,15 +79,21 @@ export const roles = pgTable(
   ],
 )
 
-/** Tags have a slug (URLs, API) and a name per locale. */
+/**
+ * Tags have a slug (URLs, API) and a name per locale. A tag a user made by typing a new name on a
+ * character (`userMade`) counts against that user's limit and is deleted once no character carries
+ * it any more; the others (the site's own) stay.
+ */
 export const tags = pgTable(
   'tags',
   {
     id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
     slug: text('slug').notNull(),
     names: jsonb('names').$type<Record<string, string>>().notNull(),
+    userMade: boolean('user_made').notNull().default(false),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
   },
-  (table) => [uniqueIndex('tags_slug_key').on(table.slug)],
+  (table) => [uniqueIndex('tags_slug_key').on(table.slug), index('tags_created_by_idx').on(table.createdBy)],
 )
 
 /**

@@ -7,7 +7,10 @@ import { type AccessTokens, endedByMark, TOKENS_ENDED_KEY } from '#server/module
 declare module 'fastify' {
   interface FastifyInstance {
     accessTokens: AccessTokens
-    /** preHandler for routes that need a signed-in user: 401 without a valid bearer token. */
+    /**
+     * For routes that need a signed-in user: 401 without a valid bearer token. Declared as the
+     * route's `preHandler` (or `onRequest`); it always runs in onRequest (see the onRoute hook).
+     */
     requireUser(request: FastifyRequest, reply: FastifyReply): Promise<void>
   }
   interface FastifyRequest {
@@ -36,9 +39,27 @@ export default fp(
       if (deleted || endedByMark(claims.issuedAtMs, tokensEnded)) return
       request.userId = claims.userId
     })
-    app.decorate('requireUser', async (request: FastifyRequest) => {
+    const requireUser = async (request: FastifyRequest) => {
       if (!request.userId) throw AppError.unauthorized()
+    }
+    app.decorate('requireUser', requireUser)
+    // A route that needs a user refuses a stranger before anything else of the request is read:
+    // in onRequest, so before the body is received and parsed (an anonymous 20 MB card import
+    // would otherwise be buffered whole before its 401) and before it is validated (a bad body
+    // would answer 400 and tell a stranger about the route's schema). Fastify runs preHandler
+    // after both, so requireUser moves from preHandler to the end of the route's onRequest hooks,
+    // after this plugin's own onRequest hook that read the token.
+    app.addHook('onRoute', (route) => {
+      const preHandlers = asArray(route.preHandler)
+      if (!preHandlers.includes(requireUser)) return
+      route.preHandler = preHandlers.filter((hook) => hook !== requireUser)
+      route.onRequest = [...asArray(route.onRequest), requireUser]
     })
   },
   { name: 'authentication', dependencies: ['key-value-store'] },
 )
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return []
+  return Array.isArray(value) ? value : [value]
+}

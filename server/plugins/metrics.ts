@@ -1,6 +1,8 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { AppError } from '#server/lib/errors.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,9 +13,12 @@ declare module 'fastify' {
 /**
  * Prometheus metrics at `/metrics`: process defaults, a request-duration histogram, and the
  * background jobs waiting and failed for good per kind (ADR 017), read from the database on scrape.
+ * They tell a stranger the routes, the error rates and the job backlog, so (ADR 026) with a token
+ * only a scraper sending `Authorization: Bearer <token>` gets them; without one they are open only
+ * when `open` (outside production) and not served at all otherwise.
  */
 export default fp(
-  async function metrics(app: FastifyInstance) {
+  async function metrics(app: FastifyInstance, options: { token: string | undefined; open: boolean }) {
     const registry = new Registry()
     collectDefaultMetrics({ register: registry })
     const duration = new Histogram({
@@ -46,7 +51,18 @@ export default fp(
       duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000)
     })
 
-    app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (_request, reply) => {
+    if (!options.token && !options.open) return
+    const expected = options.token ? digest(options.token) : undefined
+    app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
+      if (expected) {
+        const header = request.headers.authorization ?? ''
+        const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : ''
+        // Digests of equal length, compared in constant time: the answer's timing says nothing.
+        if (!timingSafeEqual(digest(given), expected)) {
+          reply.header('www-authenticate', 'Bearer realm="metrics"')
+          throw AppError.unauthorized()
+        }
+      }
       reply.header('content-type', registry.contentType)
       reply.header('cache-control', 'no-store')
       return registry.metrics()
@@ -54,3 +70,7 @@ export default fp(
   },
   { name: 'metrics' },
 )
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest()
+}

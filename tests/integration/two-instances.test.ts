@@ -123,6 +123,10 @@ describe.skipIf(!databaseUrl || !redisUrl || !built)('two instances on one Postg
 
     const rotated = await call(a, '/api/refresh', { body: { refreshToken } })
     expect(rotated.status).toBe(200)
+    // A sibling request within seconds would still be let in (ADR 026); a replay after that is not.
+    await database.db.execute(
+      sql`update refresh_tokens set used_at = used_at - interval '1 minute' where used_at is not null`,
+    )
     // The old refresh token, replayed on the other instance, is refused and ends the login there too.
     expect((await call(b, '/api/refresh', { body: { refreshToken } })).status).toBe(401)
     expect((await call(a, '/api/refresh', { body: { refreshToken: rotated.body.data.refreshToken } })).status).toBe(401)

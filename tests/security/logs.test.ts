@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { solveChallenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/sha'
+import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { refreshTokens } from '#db/schema/auth.ts'
 import { redactUrl } from '#server/lib/log-redaction.ts'
 import { createMailer } from '#server/modules/mail/mailer.ts'
 import { linksIn, type SmtpDouble, startSmtpServer } from '#tests/doubles/smtp.ts'
@@ -60,7 +63,12 @@ describe('the log', () => {
     expect((await post('/api/login', { email, password: wrongPassword })).statusCode).toBe(401)
     const login = (await post('/api/login', { email, password })).json().data
     const refreshed = (await post('/api/refresh', { refreshToken: login.refreshToken })).json().data
-    // The first refresh token again: reuse, the whole family is revoked.
+    // Past the grace for sibling requests (ADR 026), the first refresh token again is reuse: the
+    // whole family is revoked.
+    await t.database.db
+      .update(refreshTokens)
+      .set({ usedAt: new Date(Date.now() - 60_000) })
+      .where(eq(refreshTokens.tokenHash, createHash('sha256').update(login.refreshToken).digest('hex')))
     expect((await post('/api/refresh', { refreshToken: login.refreshToken })).statusCode).toBe(401)
     const me = await post('/api/userInfo', {}, { authorization: `Bearer ${login.token}` })
     expect(me.statusCode).toBe(200)

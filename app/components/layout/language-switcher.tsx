@@ -12,6 +12,19 @@ import {
   localizePath,
   splitLocalePath,
 } from '#contracts/locales.ts'
+import { sameOriginPath } from '#contracts/redirects.ts'
+
+/**
+ * The same page in another language. The path comes from the address bar, so `/fr//evil.example`
+ * would otherwise link to `//evil.example` (another site): anything that is not a path of this
+ * site links to that language's home page instead.
+ */
+export function localeSwitchHref(locale: Locale, pathname: string, search = '', hash = ''): string {
+  const { rest } = splitLocalePath(pathname)
+  const home = localizePath(locale, '/')
+  if (sameOriginPath(rest) === null) return home
+  return sameOriginPath(localizePath(locale, rest) + search + hash) ?? home
+}
 
 /**
  * 'Select Language': every language named in itself. Choosing one stores it in the language cookie
@@ -21,7 +34,7 @@ import {
 export function LanguageSwitcher() {
   const { t } = useTranslation()
   const { pathname, search, hash } = useLocation()
-  const { locale: current, rest } = splitLocalePath(pathname)
+  const { locale: current } = splitLocalePath(pathname)
   const { redirecting, redirect } = useFullPageRedirect()
   // A full page load, so the new language is right from the server's first byte (lang, dir, text).
   const choose = (event: React.MouseEvent<HTMLAnchorElement>, locale: Locale) => {
@@ -43,7 +56,7 @@ export function LanguageSwitcher() {
         {LOCALES.map((locale) => (
           <li key={locale}>
             <a
-              href={localizePath(locale, rest) + search + hash}
+              href={localeSwitchHref(locale, pathname, search, hash)}
               lang={LOCALE_TAGS[locale]}
               hrefLang={LOCALE_TAGS[locale]}
               aria-current={locale === current ? 'true' : undefined}

@@ -9,6 +9,7 @@ import { jobs } from '#db/schema/jobs.ts'
 import { users } from '#db/schema/users.ts'
 import de from '#locales/de/email.json' with { type: 'json' }
 import en from '#locales/en/email.json' with { type: 'json' }
+import { REFRESH_REUSE_GRACE_MS } from '#server/modules/auth/refresh-grace.ts'
 import { formatMailDate } from '#server/modules/mail/account-mail.ts'
 import { linksIn, startSmtpServer } from '#tests/doubles/smtp.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
@@ -69,6 +70,14 @@ describe('accounts API', () => {
   const HOUR = 3_600_000
   const DAY = 24 * HOUR
   const sha256 = (value: string) => createHash('sha256').update(value).digest('hex')
+
+  /** Moves the moment a refresh token was used back by `ms`. */
+  async function usedAgo(refreshToken: string, ms: number) {
+    await t.database.db
+      .update(refreshTokens)
+      .set({ usedAt: new Date(Date.now() - ms) })
+      .where(eq(refreshTokens.tokenHash, sha256(refreshToken)))
+  }
 
   /**
    * Moves a login `ms` into the past, as if that much time had gone by since its sign-in and its
@@ -276,7 +285,8 @@ describe('accounts API', () => {
     const pair = second.json().data
     expect(pair.refreshToken).not.toBe(first.refreshToken)
 
-    // The first token is presented again: someone copied it.
+    // The first token is presented again, past the grace for sibling requests: someone copied it.
+    await usedAgo(first.refreshToken, REFRESH_REUSE_GRACE_MS + 1000)
     const stolen = await post('/api/refresh', { refreshToken: first.refreshToken })
     expect(stolen.statusCode).toBe(401)
     // ...so the legitimate newer token of the same login stops working too.
@@ -286,6 +296,53 @@ describe('accounts API', () => {
     const other = (await post('/api/login', { email: user.email, password: user.password })).json().data
     expect((await post('/api/refresh', { refreshToken: other.refreshToken })).statusCode).toBe(200)
     expect((await post('/api/refresh', { refreshToken: 'made-up' })).statusCode).toBe(401)
+  })
+
+  it('lets two tabs refreshing together both stay logged in, within a short grace (ADR 026)', async () => {
+    const user = await registeredAndVerified()
+    const first = (await post('/api/login', { email: user.email, password: user.password })).json().data
+    // Both tabs send the same token at the same moment.
+    const [one, two] = await Promise.all([
+      post('/api/refresh', { refreshToken: first.refreshToken }),
+      post('/api/refresh', { refreshToken: first.refreshToken }),
+    ])
+    expect([one.statusCode, two.statusCode]).toEqual([200, 200])
+    // One tab a moment after the other rotated it.
+    await usedAgo(first.refreshToken, REFRESH_REUSE_GRACE_MS - 5000)
+    const three = await post('/api/refresh', { refreshToken: first.refreshToken })
+    expect(three.statusCode).toBe(200)
+    const pairs = [one, two, three].map((res) => res.json().data as { token: string; refreshToken: string })
+    expect(new Set(pairs.map((pair) => pair.refreshToken)).size).toBe(3)
+    // Each got a working pair of the same login, and the login goes on.
+    for (const pair of pairs) {
+      const me = await t.app.inject({
+        method: 'POST',
+        url: '/api/userInfo',
+        headers: { authorization: `Bearer ${pair.token}` },
+      })
+      expect(me.statusCode).toBe(200)
+    }
+    const next = await post('/api/refresh', { refreshToken: pairs[0]?.refreshToken })
+    expect(next.statusCode).toBe(200)
+    const familyOf = async (refreshToken: string) =>
+      (
+        await t.database.db
+          .select({ familyId: refreshTokens.familyId, revokedAt: refreshTokens.revokedAt })
+          .from(refreshTokens)
+          .where(eq(refreshTokens.tokenHash, sha256(refreshToken)))
+      )[0]
+    const family = await familyOf(first.refreshToken)
+    for (const pair of pairs) expect(await familyOf(pair.refreshToken)).toEqual(family)
+    expect(family?.revokedAt).toBeNull()
+
+    // After the grace the same token is a copy: the whole login ends, the siblings' pairs too.
+    await usedAgo(first.refreshToken, REFRESH_REUSE_GRACE_MS + 1000)
+    expect((await post('/api/refresh', { refreshToken: first.refreshToken })).statusCode).toBe(401)
+    expect((await post('/api/refresh', { refreshToken: pairs[1]?.refreshToken })).statusCode).toBe(401)
+    expect((await post('/api/refresh', { refreshToken: next.json().data.refreshToken })).statusCode).toBe(401)
+    // A revoked token gets no grace, however recently it was used.
+    await usedAgo(first.refreshToken, 0)
+    expect((await post('/api/refresh', { refreshToken: first.refreshToken })).statusCode).toBe(401)
   })
 
   it('lets "remember me" decide how long a login lasts and how long it may go unused', async () => {

@@ -29,6 +29,7 @@ import type { AccountChange, AuthRepo, AuthTx } from './auth.repo.ts'
 import type { GoogleIdentity } from './google-sign-in.ts'
 import type { HumanVerification } from './human-verification.ts'
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts'
+import { isSiblingRefresh } from './refresh-grace.ts'
 
 const MINUTE = 60_000
 // Abuse limits (docs/decisions/008-accounts-and-tokens.md, 023-login-throttling-and-mail-caps.md).
@@ -329,18 +330,22 @@ export function createAuthService({
 
     /**
      * Trades a refresh token for a new pair. A token presented twice (it was copied) revokes its
-     * whole family, so a thief and the victim are both signed out of that login. A login unused
-     * for the idle span, or older than its lifetime, is refused: the person logs in again.
+     * whole family, so a thief and the victim are both signed out of that login; except a second
+     * use within seconds of the first by a sibling request (two tabs refreshing together), which
+     * gets a pair of its own (ADR 026). A login unused for the idle span, or older than its
+     * lifetime, is refused: the person logs in again.
      */
     async refresh(refreshToken: string, ip: string): Promise<TokenPair> {
       await enforceLimit(kv, `refresh:ip:${ip}`, LIMITS.refreshPerIp)
-      const stored = await repo.findRefreshToken(sha256(refreshToken))
+      const tokenHash = sha256(refreshToken)
+      const stored = await repo.findRefreshToken(tokenHash)
       if (!stored) throw AppError.unauthorized('Invalid refresh token')
-      if (stored.usedAt || stored.revokedAt) {
+      const reused = async (): Promise<never> => {
         await repo.revokeFamily(stored.familyId)
         securityEvent('refresh.reused', { ip, userId: stored.userId, familyId: stored.familyId })
         throw AppError.unauthorized('Invalid refresh token')
       }
+      if (stored.revokedAt || (stored.usedAt && !isSiblingRefresh(stored, Date.now()))) await reused()
       const now = Date.now()
       // `expiresAt` is the idle deadline set when this token was issued; the family's end is checked
       // on its own too, so tokens issued under a longer lifetime stop at the current one.
@@ -348,10 +353,11 @@ export function createAuthService({
       if (stored.expiresAt.getTime() <= now || endsAt.getTime() <= now) {
         throw AppError.unauthorized('Expired refresh token')
       }
-      if (!(await repo.consumeRefreshToken(stored.id))) {
-        await repo.revokeFamily(stored.familyId)
-        securityEvent('refresh.reused', { ip, userId: stored.userId, familyId: stored.familyId })
-        throw AppError.unauthorized('Invalid refresh token')
+      // Two requests that read the token unused race to mark it used: the loser is a sibling too,
+      // when the winner's use is what it finds (a revoked token is not).
+      if (!stored.usedAt && !(await repo.consumeRefreshToken(stored.id))) {
+        const latest = await repo.findRefreshToken(tokenHash)
+        if (!latest || !isSiblingRefresh(latest, Date.now())) await reused()
       }
       const pair = await issueTokens(stored.userId, stored.remember, {
         id: stored.familyId,

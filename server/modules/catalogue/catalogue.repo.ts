@@ -1,4 +1,4 @@
-import { type AnyColumn, and, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import { type AnyColumn, and, eq, exists, inArray, type SQL, sql } from 'drizzle-orm'
 import type { RoleSort } from '#contracts/catalogue.ts'
 import type { CardExtras, Lorebook } from '#contracts/characters.ts'
 import type { Db } from '#db/client.ts'
@@ -312,8 +312,16 @@ export function createCatalogueRepo(db: Db) {
         .orderBy(tags.slug)
     },
 
+    /** Every tag; `onPublicRole` when a public character carries it (only those are listed). */
     async allTags() {
-      return db.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags).orderBy(tags.id)
+      const carried = db
+        .select({ tagId: roleTags.tagId })
+        .from(roleTags)
+        .where(and(eq(roleTags.tagId, tags.id), roleTags.isPublic))
+      return db
+        .select({ id: tags.id, slug: tags.slug, names: tags.names, onPublicRole: exists(carried).mapWith(Boolean) })
+        .from(tags)
+        .orderBy(tags.id)
     },
 
     /** Public roles that are not adult, most popular first; with `tagIds`, those carrying any of them. */

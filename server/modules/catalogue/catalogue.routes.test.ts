@@ -318,4 +318,35 @@ describe('catalogue API', () => {
     expect(cached.statusCode).toBe(304)
     expect((await t.app.inject({ method: 'GET', url: '/api/public/images/not-a-uuid' })).statusCode).toBe(400)
   })
+
+  it('keeps a private character’s pictures out of shared caches', async () => {
+    const db = t.database.db
+    const avatar = await createAvatarImage(db, { color: '#00ff00' })
+    const banner = await createAvatarImage(db, { color: '#0000ff' })
+    const shown = await createAvatarImage(db, { color: '#ffff00' })
+    await createRole(db, {
+      name: 'Private Pictures',
+      visibility: 'private',
+      creatorId: owner.user.id,
+      avatarImageId: avatar.id,
+      bannerImageId: banner.id,
+    })
+    // The same picture on a private and a public character: the public one may share it.
+    await createRole(db, { name: 'Shown Twice A', visibility: 'private', avatarImageId: shown.id })
+    await createRole(db, { name: 'Shown Twice B', avatarImageId: shown.id })
+    const orphan = await createAvatarImage(db, { color: '#00ffff' })
+    for (const id of [avatar.id, banner.id, orphan.id]) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/public/images/${id}` })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['cache-control']).toBe('private, no-cache')
+      const again = await t.app.inject({
+        method: 'GET',
+        url: `/api/public/images/${id}`,
+        headers: { 'if-none-match': String(res.headers.etag) },
+      })
+      expect(again.statusCode).toBe(304)
+    }
+    const res = await t.app.inject({ method: 'GET', url: `/api/public/images/${shown.id}` })
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+  })
 })

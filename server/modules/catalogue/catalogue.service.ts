@@ -284,9 +284,16 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore, o
       return repo.sitemapRoleStats()
     },
 
+    /**
+     * The tags to choose from: those a public character carries. A tag only private characters
+     * carry (anyone can make one by typing a name) is nobody else's business and no advertisement.
+     */
     async listTags(requestedLocale: string): Promise<Tag[]> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
-      return (await allTags()).map((t) => ({ slug: t.slug, name: tagName(t.names, locale) }))
+      // Exactly as of the catalogue's version: a character made private takes its tags along now.
+      return (await allTags(await repo.listingVersion()))
+        .filter((t) => t.onPublicRole)
+        .map((t) => ({ slug: t.slug, name: tagName(t.names, locale) }))
     },
 
     /** Whether this viewer has confirmed being 18 or older: their account, else the cookie. */

@@ -1,4 +1,4 @@
-import { desc, eq, inArray } from 'drizzle-orm'
+import { and, count, desc, eq, inArray, notExists } from 'drizzle-orm'
 import type { CardExtras, Lorebook, ReportReason, Visibility } from '#contracts/characters.ts'
 import type { Db } from '#db/client.ts'
 import { roleReports } from '#db/schema/reports.ts'
@@ -70,8 +70,8 @@ const fullColumns = {
 }
 
 export function createCharactersRepo(db: Db) {
-  /** The tags of a save, creating the new ones (named in the writer's locale). */
-  async function resolveTags(tx: Tx, typed: string[], locale: string): Promise<TagRow[]> {
+  /** The tags of a save, creating the new ones (named in the writer's locale, made by the writer). */
+  async function resolveTags(tx: Tx, typed: string[], locale: string, writerId: string): Promise<TagRow[]> {
     if (typed.length === 0) return []
     const known: TagRow[] = await tx.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags)
     const chosen = new Map<number, TagRow>()
@@ -81,7 +81,7 @@ export function createCharactersRepo(db: Db) {
         const slug = slugForTag(name)
         const [inserted] = await tx
           .insert(tags)
-          .values({ slug, names: { [locale]: name } })
+          .values({ slug, names: { [locale]: name }, userMade: true, createdBy: writerId })
           .onConflictDoNothing({ target: tags.slug })
           .returning({ id: tags.id, slug: tags.slug, names: tags.names })
         tag =
@@ -102,6 +102,18 @@ export function createCharactersRepo(db: Db) {
     return [write.name, ...roleTagRows.flatMap((t) => Object.values(t.names)), write.introduction].join(' ')
   }
 
+  /** Tags users made that no character carries any more go (of these, the ones a save let go of). */
+  async function removeUnusedUserTags(tx: Tx, tagIds: number[]) {
+    if (tagIds.length === 0) return
+    const carried = tx.select({ tagId: roleTags.tagId }).from(roleTags).where(eq(roleTags.tagId, tags.id))
+    await tx.delete(tags).where(and(inArray(tags.id, tagIds), eq(tags.userMade, true), notExists(carried)))
+  }
+
+  async function tagIdsOf(tx: Tx, roleId: number): Promise<number[]> {
+    const rows = await tx.select({ tagId: roleTags.tagId }).from(roleTags).where(eq(roleTags.roleId, roleId))
+    return rows.map((row) => row.tagId)
+  }
+
   function columnsOf(write: RoleWrite) {
     const { tags: _tags, ...columns } = write
     return columns
@@ -110,7 +122,7 @@ export function createCharactersRepo(db: Db) {
   return {
     async createRole(write: RoleWrite, owner: { publicId: string; creatorId: string; locale: string }) {
       return db.transaction(async (tx) => {
-        const roleTagRows = await resolveTags(tx, write.tags, owner.locale)
+        const roleTagRows = await resolveTags(tx, write.tags, owner.locale, owner.creatorId)
         const [row] = await tx
           .insert(roles)
           .values({
@@ -128,9 +140,10 @@ export function createCharactersRepo(db: Db) {
       })
     },
 
-    async updateRole(id: number, write: RoleWrite, locale: string) {
+    async updateRole(id: number, write: RoleWrite, writer: { id: string; locale: string }) {
       await db.transaction(async (tx) => {
-        const roleTagRows = await resolveTags(tx, write.tags, locale)
+        const before = await tagIdsOf(tx, id)
+        const roleTagRows = await resolveTags(tx, write.tags, writer.locale, writer.id)
         await tx
           .update(roles)
           .set({ ...columnsOf(write), searchText: searchText(write, roleTagRows), updatedAt: new Date() })
@@ -139,12 +152,29 @@ export function createCharactersRepo(db: Db) {
         if (roleTagRows.length > 0) {
           await tx.insert(roleTags).values(roleTagRows.map((t) => ({ roleId: id, tagId: t.id })))
         }
+        await removeUnusedUserTags(tx, before)
       })
     },
 
-    /** Ratings, tags and reports go with it; chats keep their messages and lose the character. */
+    /**
+     * Ratings, tags and reports go with it; chats keep their messages and lose the character. Tags
+     * users made that only it carried go too.
+     */
     async deleteRole(id: number) {
-      await db.delete(roles).where(eq(roles.id, id))
+      await db.transaction(async (tx) => {
+        const before = await tagIdsOf(tx, id)
+        await tx.delete(roles).where(eq(roles.id, id))
+        await removeUnusedUserTags(tx, before)
+      })
+    },
+
+    /** How many of the tags that exist this user made: their limit is CHARACTER_LIMITS.userMadeTags. */
+    async countTagsMadeBy(userId: string): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(tags)
+        .where(and(eq(tags.createdBy, userId), eq(tags.userMade, true)))
+      return row?.n ?? 0
     },
 
     async findOwnership(publicId: string): Promise<RoleOwnership | null> {

@@ -438,3 +438,113 @@ describe('characters API: create, edit, delete, import, export, report', () => {
     expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0)
   })
 })
+
+describe('tags users make (issue 16, item 13)', () => {
+  let t: TestApp
+  const send = async (method: 'POST' | 'PUT', url: string, fields: Record<string, Field>, session: Session) => {
+    const body = await multipart(fields)
+    return t.app.inject({
+      method,
+      url,
+      payload: body.payload,
+      headers: { ...body.headers, authorization: `Bearer ${session.token}` },
+    })
+  }
+  const form = (tags: string[], visibility: 'public' | 'private' = 'public') => ({
+    name: 'Tagged',
+    introduction: 'x',
+    visibility,
+    tags,
+  })
+  const listedTags = async () =>
+    (
+      (await t.app.inject({ method: 'GET', url: '/api/tags' })).json().data.tags as { slug: string; name: string }[]
+    ).map((tag) => tag.name)
+  const tagRows = () => createCharactersRepo(t.database.db).allTags()
+
+  beforeAll(async () => {
+    t = await buildTestApp()
+    await createTags(t.database.db, [{ slug: 'fantasy', names: { en: 'Fantasy', fr: 'Fantastique' } }])
+    await createRole(t.database.db, { name: 'Seeded', tagSlugs: ['fantasy'] })
+  })
+  afterAll(() => t.close())
+
+  it('lists only the tags public characters carry', async () => {
+    const spammer = await t.login()
+    const res = await send('POST', '/api/addRole', form(['FREE DIAMONDS now', 'Harbour Tales'], 'private'), spammer)
+    expect(res.statusCode, res.body).toBe(200)
+    const publicId = res.json().data.roleId as string
+    expect(await listedTags()).toEqual(['Fantasy'])
+    // Made public, its tags are listed; private again, they are not.
+    const edit = (visibility: 'public' | 'private') =>
+      send('PUT', `/api/roles/${publicId}`, form(['FREE DIAMONDS now', 'Harbour Tales'], visibility), spammer)
+    expect((await edit('public')).statusCode).toBe(200)
+    await expect.poll(listedTags).toEqual(expect.arrayContaining(['Fantasy', 'FREE DIAMONDS now', 'Harbour Tales']))
+    expect((await edit('private')).statusCode).toBe(200)
+    await expect.poll(listedTags).toEqual(['Fantasy'])
+  })
+
+  it('normalises new tag names and refuses addresses', async () => {
+    const writer = await t.login()
+    const res = await send('POST', '/api/addRole', form(['  Ｓｅａ \t  Ｓｔｏｒｍ\u200b  ', 'sea storm']), writer)
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().data.tags).toEqual([{ slug: 'sea-storm', name: 'Sea Storm' }])
+    for (const name of ['FREE DIAMONDS at evil.example', 'www.evil', 'see https://x', 'mail me@x']) {
+      const refused = await send('POST', '/api/addRole', form([name]), writer)
+      expect(refused.statusCode, name).toBe(400)
+      expect(refused.json().details).toEqual([expect.objectContaining({ path: 'tags.0', code: 'invalid' })])
+    }
+    expect((await tagRows()).flatMap((tag) => Object.values(tag.names))).not.toContain('FREE DIAMONDS at evil.example')
+  })
+
+  it('limits how many tags one user has made, and counts only those that still exist', async () => {
+    const maker = await t.login()
+    const limit = CHARACTER_LIMITS.userMadeTags
+    const ids: string[] = []
+    for (let made = 0; made < limit; made += CHARACTER_LIMITS.tags) {
+      const names = Array.from({ length: Math.min(CHARACTER_LIMITS.tags, limit - made) }, (_, i) => `maker ${made + i}`)
+      const res = await send('POST', '/api/addRole', form(names, 'private'), maker)
+      expect(res.statusCode, res.body).toBe(200)
+      ids.push(res.json().data.roleId)
+    }
+    const over = await send('POST', '/api/addRole', form(['one too many']), maker)
+    expect(over.statusCode).toBe(400)
+    expect(over.json().details).toEqual([expect.objectContaining({ path: 'tags', code: 'too_many', limit })])
+    // Existing tags may still be chosen.
+    expect((await send('POST', '/api/addRole', form(['fantasy', 'maker 0']), maker)).statusCode).toBe(200)
+    // Someone else is not held by this user's count.
+    expect((await send('POST', '/api/addRole', form(['one too many']), await t.login())).statusCode).toBe(200)
+    // Deleting a character frees the tags only it carried.
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/roles/${ids[1]}`,
+      headers: { authorization: `Bearer ${maker.token}` },
+    })
+    expect(deleted.statusCode).toBe(200)
+    expect((await send('POST', '/api/addRole', form(['now there is room']), maker)).statusCode).toBe(200)
+  })
+
+  it('deletes a tag users made once no character carries it, and keeps the site’s own', async () => {
+    await createTags(t.database.db, [{ slug: 'lighthouse', names: { en: 'Lighthouse' } }])
+    const writer = await t.login()
+    const reader = await t.login()
+    const made = await send('POST', '/api/addRole', form(['Passing Fancy', 'lighthouse']), writer)
+    const publicId = made.json().data.roleId as string
+    const other = await send('POST', '/api/addRole', form(['Passing Fancy']), reader)
+    const otherId = other.json().data.roleId as string
+    const slugs = async () => (await tagRows()).map((tag) => tag.slug)
+    expect(await slugs()).toEqual(expect.arrayContaining(['passing-fancy', 'lighthouse']))
+    // Another character still carries it: it stays when the first lets go of it.
+    expect((await send('PUT', `/api/roles/${publicId}`, form([]), writer)).statusCode).toBe(200)
+    expect(await slugs()).toContain('passing-fancy')
+    // The last one lets go: it is gone. The site's own tag, carried by nothing now, stays.
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/roles/${otherId}`,
+      headers: { authorization: `Bearer ${reader.token}` },
+    })
+    expect(deleted.statusCode).toBe(200)
+    expect(await slugs()).not.toContain('passing-fancy')
+    expect(await slugs()).toContain('lighthouse')
+  })
+})

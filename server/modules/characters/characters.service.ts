@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import type { Tag, Viewer } from '#contracts/catalogue.ts'
-import type { EditableRole, ImportResult, MyRole, OwnRole, ReportReason } from '#contracts/characters.ts'
+import {
+  CHARACTER_LIMITS,
+  type EditableRole,
+  type ImportResult,
+  type MyRole,
+  type OwnRole,
+  type ReportReason,
+} from '#contracts/characters.ts'
 import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { CARD_LIMITS, CardError } from '#server/modules/cards/card-types.ts'
@@ -19,7 +26,7 @@ import { draftOfCharacter, fileNameFor, formOfDraft, readCardExtras } from './ca
 import type { CharactersRepo, RoleOwnership, RoleWrite } from './characters.repo.ts'
 import type { Upload } from './multipart.ts'
 import { fieldsError, type RoleForm } from './role-form.ts'
-import { findTag } from './tag-slug.ts'
+import { findTag, slugForTag } from './tag-slug.ts'
 
 export type CharactersDeps = {
   repo: CharactersRepo
@@ -160,6 +167,21 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
     return { columns: { avatarImageId, avatarBlurredImageId, bannerImageId }, created, replaced }
   }
 
+  /**
+   * A user may have made at most CHARACTER_LIMITS.userMadeTags tags that still exist: new names
+   * beyond that are refused (choosing existing tags always works). Checked before the images are
+   * stored, so a refused save leaves nothing behind.
+   */
+  async function checkNewTags(userId: string, typed: string[]) {
+    if (typed.length === 0) return
+    const known = await repo.allTags()
+    const fresh = new Set(typed.filter((name) => !findTag(known, name)).map(slugForTag))
+    if (fresh.size === 0) return
+    if ((await repo.countTagsMadeBy(userId)) + fresh.size > CHARACTER_LIMITS.userMadeTags) {
+      throw fieldsError([{ path: 'tags', code: 'too_many', limit: CHARACTER_LIMITS.userMadeTags }])
+    }
+  }
+
   function writeOf(
     form: RoleForm,
     imageColumns: Pick<RoleWrite, 'avatarImageId' | 'avatarBlurredImageId' | 'bannerImageId'>,
@@ -188,6 +210,7 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
     /** `POST /api/addRole`: a new character owned by the user. */
     async createRole(userId: string, form: RoleForm, requestedLocale: string): Promise<EditableRole> {
       const locale = localeOf(requestedLocale)
+      await checkNewTags(userId, form.fields.tags)
       const stored = await imagesFor(form, null, form.fields.isAdult)
       const publicId = newPublicId()
       try {
@@ -208,6 +231,7 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
       const locale = localeOf(requestedLocale)
       const current = assertOwner(await repo.findOwnership(publicId), userId)
       const full = await repo.findFull(publicId)
+      await checkNewTags(userId, form.fields.tags)
       const stored = await imagesFor(form, current, form.fields.isAdult)
       try {
         await repo.updateRole(
@@ -216,7 +240,7 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
             characterBook: full?.characterBook ?? null,
             cardExtras: full?.cardExtras ?? {},
           }),
-          locale,
+          { id: userId, locale },
         )
       } catch (error) {
         await images.removeUnused(stored.created)

@@ -6,6 +6,7 @@ import {
   checkCharacterFields,
   type FieldProblem,
   type Lorebook,
+  normalizeTagName,
   VISIBILITIES,
   type Visibility,
 } from '#contracts/characters.ts'
@@ -142,7 +143,11 @@ export async function parseRoleForm(form: FormData): Promise<RoleForm> {
     firstMessage: text(form, 'firstMessage'),
     exampleDialogue: text(form, 'exampleDialogue'),
     alternateGreetings: texts(form, 'alternateGreetings'),
-    tags: uniqueIgnoringCase(texts(form, 'tags')),
+    tags: uniqueIgnoringCase(
+      texts(form, 'tags')
+        .map(normalizeTagName)
+        .filter((tag) => tag !== ''),
+    ),
     visibility: (VISIBILITIES as readonly string[]).includes(visibility) ? (visibility as Visibility) : 'public',
     isAdult: flag(form, 'isAdult'),
   }

@@ -4,7 +4,11 @@ import { ADULT_COOKIE } from '#contracts/catalogue.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { ImagesService } from './images.service.ts'
 
-/** Images are immutable and addressed by id: cached for a year by browsers and proxies. */
+/**
+ * Images are immutable and addressed by id: cached for a year. Shared caches (proxies, CDNs) may
+ * keep only those a public character shows; a private character's images, and images no character
+ * uses, stay in the viewer's own browser cache.
+ */
 export function imagesRoutes(images: ImagesService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -24,8 +28,12 @@ export function imagesRoutes(images: ImagesService): FastifyPluginAsyncZod {
         if (image.gated) {
           if (request.cookies[ADULT_COOKIE] !== '1') throw AppError.forbidden('Age confirmation required')
           reply.header('cache-control', 'private, max-age=31536000, immutable')
-        } else {
+        } else if (image.onPublicRole) {
           reply.header('cache-control', 'public, max-age=31536000, immutable')
+        } else {
+          // no-cache: the browser asks again (a 304 by the ETag), so a character made private or
+          // deleted stops showing its pictures from caches.
+          reply.header('cache-control', 'private, no-cache')
         }
         const etag = `"${image.sha256}"`
         reply.header('etag', etag)
