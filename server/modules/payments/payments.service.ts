@@ -344,10 +344,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
     const held = list.find((p) => p.planId === running.planId)
     const bought = list.find((p) => p.planId === order.planId)
     if (!held || !bought || (liveSubscription(running) && !running.cancelAtPeriodEnd)) {
-      log(
-        { orderId: order.id, userId, planId: order.planId, held: running.planId },
-        'crypto payment while a card subscription renews: refund it; the card plan is left as it is',
-      )
+      // Crediting it would overlap the time Stripe bills, and a crypto refund needs the buyer's
+      // address: an operator refunds it by hand (the card plan is left as it is).
+      securityEvent('payment.crypto-while-card-renews', {
+        orderId: order.id,
+        userId,
+        planId: order.planId,
+        held: running.planId,
+        refund: 'by hand',
+      })
       return
     }
     const boughtEnd = addPeriod(now, order.billingCycle)
