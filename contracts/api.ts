@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   'ALREADY_SUBSCRIBED',
   'PLAN_CHANGE_NOT_ALLOWED',
   'PAYMENT_DECLINED',
+  'PAYMENT_IN_PROGRESS',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

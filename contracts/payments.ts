@@ -4,8 +4,11 @@ import type { BillingCycle } from './plans.ts'
 export const PAYMENT_TYPES = ['card', 'crypto'] as const
 export type PaymentType = (typeof PAYMENT_TYPES)[number]
 
-/** The life of an order, as `POST /api/payment/status` reports it. */
-export const ORDER_STATUSES = ['pending', 'paid', 'failed', 'expired', 'canceled'] as const
+/**
+ * The life of an order, as `POST /api/payment/status` reports it. `refunded`: paid while another
+ * plan already ran (two checkouts open side by side), so the payment was given back (ADR 025).
+ */
+export const ORDER_STATUSES = ['pending', 'paid', 'failed', 'expired', 'canceled', 'refunded'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
 /** What `POST /api/subscription` and `POST /api/payment` answer. */

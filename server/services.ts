@@ -42,13 +42,15 @@ export type ServiceDeps = {
   /** Warnings an operator should see (jobs given up for good); default: `log`. */
   warn?: (info: Record<string, unknown>, msg: string) => void
   /** Security events (failed logins, reused refresh tokens...), at warning level. */
-  securityEvent?: (event: string, info: Record<string, unknown>) => void
+  securityEvent?: SecurityEventLog
   listingCache?: ListingCacheOptions | undefined
   /** Tests shorten the job queue's polling and retry delays. */
   jobQueue?: Partial<Omit<JobQueueOptions, 'log'>> | undefined
 }
 
 /** Every module's service, built once per app. Routes and page loaders both use these. */
+type SecurityEventLog = (event: string, info: Record<string, unknown>) => void
+
 export function createServices({ db, kv, config, log, warn, securityEvent, listingCache, jobQueue }: ServiceDeps) {
   const jobs = createJobQueue(db, { log, warn, ...jobQueue })
   const images = createImagesService(createImagesRepo(db))
@@ -64,6 +66,8 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     log,
   })
   const humanVerification = createHumanVerification(config, kv)
+  const logSecurityEvent: SecurityEventLog =
+    securityEvent ?? ((event, info) => log({ ...info, event }, 'security event'))
   const plans = createPlansService(createPlansRepo(db))
   const diamonds = createDiamondsService(createDiamondsRepo(db), plans)
   const auth = createAuthService({
@@ -72,7 +76,7 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     kv,
     mailer,
     jobs,
-    securityEvent: securityEvent ?? ((event, info) => log({ ...info, event }, 'security event')),
+    securityEvent: logSecurityEvent,
     accessTokens,
     humanVerification,
     publicUrl: config.publicUrl,
@@ -106,6 +110,8 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     sandbox: config.paymentsSandbox,
     publicUrl: config.publicUrl,
     log,
+    securityEvent: logSecurityEvent,
+    jobs,
   })
   // Reads MODELS_FILE; a bad file throws ModelsFileError (a ConfigError) and the app does not start.
   const models = loadModelRegistry(config.llm)
@@ -156,6 +162,7 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     const refunded = await diamonds.refundStaleHolds(new Date(Date.now() - chat.holdDeadlineMs))
     if (refunded > 0) log({ refunded }, 'diamond holds of replies that never ended refunded')
   })
+  jobs.register('refund-duplicate-subscription', (job) => payments.refundDuplicate(job.payload))
   jobs.register('monthly-award', async () => {
     const result = await diamonds.awardMonthly()
     if (result.awarded > 0) log(result, 'monthly diamonds awarded')

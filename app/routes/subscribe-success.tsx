@@ -70,7 +70,9 @@ export default function SubscribeSuccess() {
         {state.kind === 'checking' ? <p>{t('success.checking')}</p> : null}
         {state.kind === 'missing' ? <p>{t('success.missing')}</p> : null}
         {status === 'pending' ? <p>{t('success.pending')}</p> : null}
-        {status === 'failed' || status === 'expired' || status === 'canceled' ? <p>{t(`success.${status}`)}</p> : null}
+        {status === 'failed' || status === 'expired' || status === 'canceled' || status === 'refunded' ? (
+          <p>{t(`success.${status}`)}</p>
+        ) : null}
         {status === 'paid' ? (
           <>
             <p className="text-lg">

@@ -12,9 +12,10 @@ const PENDING_UPDATE_PARAMS =
   /^(expand|payment_behavior|proration_behavior|proration_date|billing_cycle_anchor|items|trial_end|trial_from_plan|add_invoice_items)\b/
 
 /**
- * Stripe's API as far as the product calls it (`POST /v1/checkout/sessions`,
- * `GET`/`POST /v1/subscriptions/:id`, `GET`/`POST /v1/prices`, form-encoded, with the SDK's Bearer
- * key and Idempotency-Key), plus webhook deliveries (`event()`, `paidCheckout()`,
+ * Stripe's API as far as the product calls it (`POST /v1/checkout/sessions`, `GET
+ * /v1/checkout/sessions/:id` and `POST .../:id/expire`, `GET`/`POST`/`DELETE /v1/subscriptions/:id`,
+ * `GET`/`POST /v1/prices`, `GET /v1/invoice_payments`, `POST /v1/refunds`, form-encoded, with the
+ * SDK's Bearer key and Idempotency-Key), plus webhook deliveries (`event()`, `paidCheckout()`,
  * `subscriptionEvent()`, `endSubscription()`) whose `Stripe-Signature` headers come from the
  * `stripe` SDK's own test helper, exactly as Stripe signs them.
  *
@@ -26,6 +27,13 @@ const PENDING_UPDATE_PARAMS =
  * wait in `outbox` for the test to deliver. `declineNext()` makes the next charge fail: with
  * `payment_behavior=pending_if_incomplete` the subscription keeps its price and gets a
  * `pending_update`, and `invoice.payment_failed` is sent.
+ *
+ * A Checkout Session is `open` until it is paid (`paidCheckout()`, then `complete`) or expired
+ * (`POST .../expire`, then `expired`, and `checkout.session.expired` is sent); Stripe expires only an
+ * open session, and an expired one can no longer be paid. Paying one creates the subscription, its
+ * first invoice and that invoice's payment (a PaymentIntent), which `POST /v1/refunds` gives back
+ * once: a second full refund is refused with `charge_already_refunded`. Cancelling a subscription
+ * (`DELETE`) ends it at once and sends `customer.subscription.deleted`.
  */
 export async function startStripeApi(options: { secretKey: string; webhookSecret: string }) {
   const sessions = new Map<string, StripeObject>()
@@ -42,6 +50,13 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
   const sessionLines = new Map<string, { unitAmount: number; currency: string; interval: string; name: string }>()
   /** Invoices Stripe charged for subscription changes: amount and what they were for. */
   const invoices: StripeObject[] = []
+  /** Invoice payments (`invoice_payment` objects) of paid first invoices, by invoice id. */
+  const invoicePayments = new Map<string, StripeObject[]>()
+  /** What each PaymentIntent took and how much of it was refunded. */
+  const paymentIntents = new Map<string, { amount: number; currency: string; refunded: number; charge: string }>()
+  const refunds: StripeObject[] = []
+  /** Answers to `POST /v1/refunds` and `DELETE` by Idempotency-Key, as Stripe replays them. */
+  const replays = new Map<string, { form: string; status: number; response: unknown }>()
   /** Signed deliveries of the events Stripe sent after an API call, oldest first. */
   const outbox: { type: string; payload: string; signature: string }[] = []
   let failNext = 0
@@ -65,7 +80,8 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
       return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } })
     }
     const [path = '', query = ''] = (req.url ?? '').split('?')
-    const form = new URLSearchParams(req.method === 'GET' ? query : await readBody(req))
+    // The SDK sends the parameters of GET and DELETE in the query string, the others in the body.
+    const form = new URLSearchParams(req.method === 'GET' || req.method === 'DELETE' ? query : await readBody(req))
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined
     requests.push({ method: req.method ?? '', path, form, idempotencyKey })
     if (failNext > 0) {
@@ -104,6 +120,45 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
       })
       if (idempotencyKey) byIdempotencyKey.set(idempotencyKey, id)
       return send(200, session)
+    }
+    const sessionPath = /^\/v1\/checkout\/sessions\/([\w-]+)(\/expire)?$/.exec(path)
+    if (sessionPath?.[1] && (req.method === 'GET' ? !sessionPath[2] : req.method === 'POST' && sessionPath[2])) {
+      const session = sessions.get(sessionPath[1])
+      if (!session) {
+        return send(404, {
+          error: {
+            type: 'invalid_request_error',
+            code: 'resource_missing',
+            param: 'session',
+            message: `No such checkout.session: '${sessionPath[1]}'`,
+          },
+        })
+      }
+      if (req.method === 'GET') return send(200, session)
+      if (session.status !== 'open') {
+        return send(400, {
+          error: {
+            type: 'invalid_request_error',
+            message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${String(session.status)}".`,
+          },
+        })
+      }
+      Object.assign(session, { status: 'expired', url: null })
+      outbox.push({ type: 'checkout.session.expired', ...event('checkout.session.expired', structuredClone(session)) })
+      return send(200, session)
+    }
+    if (req.method === 'GET' && path === '/v1/invoice_payments') {
+      const status = form.get('status')
+      const data = (invoicePayments.get(form.get('invoice') ?? '') ?? []).filter((p) => !status || p.status === status)
+      return send(200, { object: 'list', url: '/v1/invoice_payments', has_more: false, data })
+    }
+    if (req.method === 'POST' && path === '/v1/refunds') {
+      const key = idempotencyKey && `refunds|${idempotencyKey}`
+      const replayed = key ? replays.get(key) : undefined
+      if (replayed) return send(replayed.status, replayed.response)
+      const [status, response] = refund(form)
+      if (key) replays.set(key, { form: form.toString(), status, response })
+      return send(status, response)
     }
     if (req.method === 'GET' && path === '/v1/prices') {
       // The SDK sends arrays as `lookup_keys[0]=...`.
@@ -210,10 +265,87 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
       if (idempotencyKey) subscriptionUpdates.set(`${id}|${idempotencyKey}`, { form: formText, response })
       return send(200, response)
     }
+    if (req.method === 'DELETE' && subscriptionPath?.[1]) {
+      const id = subscriptionPath[1]
+      const key = idempotencyKey && `delete|${id}|${idempotencyKey}`
+      const replayed = key ? replays.get(key) : undefined
+      if (replayed) return send(replayed.status, replayed.response)
+      const subscription = subscriptions.get(id)
+      // Stripe no longer finds a subscription to cancel once it has ended.
+      if (!subscription || subscription.status === 'canceled') return send(404, noSuchSubscription(id))
+      const now = Math.floor(Date.now() / 1000)
+      Object.assign(subscription, { status: 'canceled', ended_at: now, canceled_at: now, pending_update: null })
+      const response = structuredClone(subscription)
+      outbox.push({ type: 'customer.subscription.deleted', ...event('customer.subscription.deleted', response, now) })
+      if (key) replays.set(key, { form: form.toString(), status: 200, response })
+      return send(200, response)
+    }
     send(404, {
       error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${req.url})` },
     })
   })
+
+  /** `POST /v1/refunds` by `payment_intent` or `charge`: the rest of the payment, or `amount` of it. */
+  function refund(form: URLSearchParams): [number, unknown] {
+    const chargeId = form.get('charge')
+    const intentId =
+      form.get('payment_intent') ?? [...paymentIntents].find(([, intent]) => intent.charge === chargeId)?.[0]
+    const intent = intentId ? paymentIntents.get(intentId) : undefined
+    if (!intentId || !intent) {
+      const param = form.has('charge') ? 'charge' : 'payment_intent'
+      return [
+        404,
+        {
+          error: {
+            type: 'invalid_request_error',
+            code: 'resource_missing',
+            param,
+            message: `No such ${param}: '${form.get(param) ?? ''}'`,
+          },
+        },
+      ]
+    }
+    const left = intent.amount - intent.refunded
+    if (left <= 0) {
+      return [
+        400,
+        {
+          error: {
+            type: 'invalid_request_error',
+            code: 'charge_already_refunded',
+            message: `Charge ${intent.charge} has already been refunded.`,
+          },
+        },
+      ]
+    }
+    const amount = form.has('amount') ? Number(form.get('amount')) : left
+    if (!(amount > 0 && amount <= left)) {
+      return [
+        400,
+        {
+          error: {
+            type: 'invalid_request_error',
+            param: 'amount',
+            message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
+          },
+        },
+      ]
+    }
+    intent.refunded += amount
+    const created = {
+      id: `re_${randomBytes(12).toString('hex')}`,
+      object: 'refund',
+      amount,
+      currency: intent.currency,
+      payment_intent: intentId,
+      charge: intent.charge,
+      reason: form.get('reason'),
+      metadata: formMetadata(form, 'metadata'),
+      status: 'succeeded',
+    }
+    refunds.push(created)
+    return [200, created]
+  }
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -359,6 +491,7 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
     subscriptions,
     prices,
     invoices,
+    refunds,
     outbox,
     requests,
     /** The next `n` API calls answer 500. */
@@ -376,13 +509,19 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
     event,
     /**
      * The buyer paid a Checkout Session of subscription mode: Stripe now holds the subscription
-     * (so `POST /v1/subscriptions/:id` finds it), and sends `checkout.session.completed` and the
-     * first `invoice.paid` (`billing_reason: subscription_create`), which may arrive in either order.
+     * (so `POST /v1/subscriptions/:id` finds it), its paid first invoice and that invoice's payment,
+     * and sends `checkout.session.completed` and the first `invoice.paid` (`billing_reason:
+     * subscription_create`), which may arrive in either order. Only an open session can be paid:
+     * Stripe shows an expired or completed one as such, so this throws for them.
      */
     paidCheckout(
       checkoutSession: StripeObject,
       { periodDays = 30, at = Math.floor(Date.now() / 1000) }: { periodDays?: number; at?: number } = {},
     ) {
+      const held = sessions.get(String(checkoutSession.id))
+      if (held && held.status !== 'open') {
+        throw new Error(`Checkout Session ${String(checkoutSession.id)} is ${String(held.status)}: it cannot be paid`)
+      }
       const metadata = (checkoutSession.metadata ?? {}) as Record<string, string>
       const orderId = metadata.orderId ?? String(checkoutSession.client_reference_id)
       const subscriptionId = `sub_test_${randomBytes(12).toString('hex')}`
@@ -401,10 +540,34 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
         product: `prod_${randomBytes(8).toString('hex')}`,
         type: 'recurring',
       }
+      const amount = Number(line?.unitAmount ?? checkoutSession.amount_total)
+      const currency = String(line?.currency ?? checkoutSession.currency)
+      const invoiceId = `in_test_${randomBytes(12).toString('hex')}`
+      const intentId = `pi_test_${randomBytes(12).toString('hex')}`
+      paymentIntents.set(intentId, {
+        amount,
+        currency,
+        refunded: 0,
+        charge: `ch_test_${randomBytes(12).toString('hex')}`,
+      })
+      invoicePayments.set(invoiceId, [
+        {
+          id: `inpay_${randomBytes(12).toString('hex')}`,
+          object: 'invoice_payment',
+          invoice: invoiceId,
+          amount_paid: amount,
+          currency,
+          is_default: true,
+          status: 'paid',
+          payment: { type: 'payment_intent', payment_intent: intentId },
+        },
+      ])
+      if (held) Object.assign(held, { status: 'complete', payment_status: 'paid', subscription: subscriptionId })
       subscriptions.set(subscriptionId, {
         id: subscriptionId,
         object: 'subscription',
         status: 'active',
+        latest_invoice: invoiceId,
         metadata,
         cancel_at_period_end: false,
         cancel_at: null,
@@ -434,9 +597,12 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
       const invoicePaid = event(
         'invoice.paid',
         {
-          id: `in_test_${randomBytes(12).toString('hex')}`,
+          id: invoiceId,
           object: 'invoice',
           billing_reason: 'subscription_create',
+          status: 'paid',
+          amount_paid: amount,
+          currency,
           parent: {
             type: 'subscription_details',
             subscription_details: { subscription: subscriptionId, metadata: { ...metadata, orderId } },

@@ -25,6 +25,11 @@ export type JobPayloads = {
   'expired-tokens': Record<string, never>
   /** Refunds diamond holds that a process killed mid-reply left open (at start and hourly, ADR 024). */
   'stale-holds': Record<string, never>
+  /**
+   * A second card subscription paid while the user's plan already ran (two checkouts open side by
+   * side, ADR 025): cancel it at Stripe and refund its payment.
+   */
+  'refund-duplicate-subscription': { orderId: string; userId: string; providerSubscriptionId: string }
 }
 
 export type JobKind = keyof JobPayloads
@@ -44,6 +49,9 @@ export const JOB_KINDS: Record<JobKind, KindSettings> = {
   'monthly-award': { maxAttempts: 6, leaseMs: 10 * MINUTE },
   'expired-tokens': { maxAttempts: 3, leaseMs: 10 * MINUTE },
   'stale-holds': { maxAttempts: 3, leaseMs: 10 * MINUTE },
+  // Retried for about a day, within the 24 hours Stripe keeps the idempotency keys (two calls of 10 s
+  // each, one retry each).
+  'refund-duplicate-subscription': { maxAttempts: 16, leaseMs: 2 * MINUTE },
 }
 
 export type EnqueueOptions = {

@@ -38,6 +38,8 @@ export function createBtcpayGateway(options: { url: string; apiKey: string; stor
     return (await response.json()) as T
   }
 
+  const getInvoice = (invoiceId: string) => call<BtcpayInvoice>(`/${encodeURIComponent(invoiceId)}`, { method: 'GET' })
+
   return {
     async createInvoice(request: {
       orderId: string
@@ -59,8 +61,36 @@ export function createBtcpayGateway(options: { url: string; apiKey: string; stor
       return { id: invoice.id, url: invoice.checkoutLink }
     },
 
-    getInvoice(invoiceId: string): Promise<BtcpayInvoice> {
-      return call<BtcpayInvoice>(`/${encodeURIComponent(invoiceId)}`, { method: 'GET' })
+    getInvoice,
+
+    /**
+     * Closes a new invoice so its checkout stops taking payments (ADR 025): Greenfield's
+     * `POST .../invoices/{id}/status` with `Invalid`. An invoice already paid or being confirmed
+     * is left alone and reported as `paid`; an expired or invalid one is closed already.
+     */
+    async closeInvoice(invoiceId: string): Promise<'closed' | 'paid'> {
+      const invoice = await getInvoice(invoiceId)
+      if (invoice.status === 'Processing' || invoice.status === 'Settled') return 'paid'
+      if (invoice.status === 'New') {
+        await call<BtcpayInvoice>(`/${encodeURIComponent(invoiceId)}/status`, {
+          method: 'POST',
+          body: { status: 'Invalid' },
+        })
+      }
+      return 'closed'
+    },
+
+    /**
+     * Whether an invoice received its whole amount, whatever its status says: an invoice marked
+     * invalid stays invalid when a payment still reaches it, and that money is credited all the
+     * same (ADR 025). Each payment method's `due` is what is left to pay in its own currency.
+     */
+    async paidInFull(invoiceId: string): Promise<boolean> {
+      const methods = await call<{ due?: string; paymentMethodPaid?: string }[]>(
+        `/${encodeURIComponent(invoiceId)}/payment-methods`,
+        { method: 'GET' },
+      )
+      return methods.some((method) => Number(method.paymentMethodPaid ?? 0) > 0 && Number(method.due ?? 1) <= 0)
     },
 
     verify(rawBody: Buffer, signature: string | undefined): boolean {

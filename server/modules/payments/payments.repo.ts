@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { orders, type PaymentProvider, paymentEvents, subscriptions } from '#db/schema/payments.ts'
 
@@ -40,6 +40,23 @@ export function createPaymentsRepo(db: Db) {
         .update(orders)
         .set({ ...values, updatedAt: new Date() })
         .where(eq(orders.id, orderId))
+    },
+
+    /** The user's orders still waiting for a payment, oldest first: the checkouts left open. */
+    async pendingOrdersOf(userId: string): Promise<OrderRow[]> {
+      return db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.status, 'pending')))
+        .orderBy(asc(orders.createdAt))
+    },
+
+    /** Closes an order that is still pending; a paid one stays paid. */
+    async closeOrder(orderId: string, status: 'canceled') {
+      await db
+        .update(orders)
+        .set({ status, updatedAt: new Date() })
+        .where(and(eq(orders.id, orderId), eq(orders.status, 'pending')))
     },
 
     /** False when this provider event was handled before (the caller then does nothing). */

@@ -38,7 +38,7 @@ export function paymentsRoutes(payments: PaymentsService, kv: KeyValueStore): Fa
         schema: {
           tags: ['payments'],
           summary:
-            'Subscribe to a plan by card: returns the Stripe Checkout page to open; while a card plan runs, an upgrade or a switch to yearly changes that subscription (prorated, charged to the saved card) and returns the plan as it now is. 409 ALREADY_SUBSCRIBED for the plan and cycle held, 409 PLAN_CHANGE_NOT_ALLOWED for a step down or while a one-off plan runs, 402 PAYMENT_DECLINED when the prorated charge fails (nothing changed)',
+            'Subscribe to a plan by card: returns the Stripe Checkout page to open; while a card plan runs, an upgrade or a switch to yearly changes that subscription (prorated, charged to the saved card) and returns the plan as it now is. 409 ALREADY_SUBSCRIBED for the plan and cycle held, 409 PLAN_CHANGE_NOT_ALLOWED for a step down or while a one-off plan runs, 402 PAYMENT_DECLINED when the prorated charge fails (nothing changed). A new checkout first closes the user’s other open checkouts (Stripe sessions expired, BTCPay invoices marked invalid); 409 PAYMENT_IN_PROGRESS when one of them was just paid',
           security: [{ bearer: [] }],
           body: startBody,
           response: { 200: startedOrChanged },
@@ -59,7 +59,7 @@ export function paymentsRoutes(payments: PaymentsService, kv: KeyValueStore): Fa
         schema: {
           tags: ['payments'],
           summary:
-            'Pay a plan period in crypto: returns the BTCPay invoice page to open. Paying for the plan held extends it from its end; a higher plan starts now with the days left converted; 409 PLAN_CHANGE_NOT_ALLOWED for a lower plan or while a card plan renews',
+            'Pay a plan period in crypto: returns the BTCPay invoice page to open. Paying for the plan held extends it from its end; a higher plan starts now with the days left converted; 409 PLAN_CHANGE_NOT_ALLOWED for a lower plan or while a card plan renews. Closes the user’s open card checkouts first; 409 PAYMENT_IN_PROGRESS when one was just paid',
           security: [{ bearer: [] }],
           body: startBody,
           response: { 200: started },

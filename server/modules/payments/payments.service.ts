@@ -6,6 +6,7 @@ import type { BillingCycle, Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
+import type { JobPayloads, JobQueue } from '#server/modules/jobs/job-queue.ts'
 import type { PlansService } from '#server/modules/plans/plans.service.ts'
 import type { BtcpayGateway } from './btcpay-gateway.ts'
 import type { OrderRow, PaymentProvider, PaymentsRepo, SubscriptionRow } from './payments.repo.ts'
@@ -58,6 +59,10 @@ export type PaymentsDeps = {
   sandbox: boolean
   publicUrl: string
   log: (info: Record<string, unknown>, msg: string) => void
+  /** Payment events an operator should see (a second subscription refunded), at warning level. */
+  securityEvent?: (event: string, info: Record<string, unknown>) => void
+  /** The refund of a second subscription runs as a durable job (ADR 025); needed with Stripe keys. */
+  jobs?: Pick<JobQueue, 'enqueue'>
 }
 
 /** What a provider told us happened to an order or a subscription, in provider-neutral terms. */
@@ -88,6 +93,7 @@ export type PaymentOutcome =
  */
 export function createPaymentsService(deps: PaymentsDeps) {
   const { repo, plans, diamonds, log } = deps
+  const securityEvent = deps.securityEvent ?? ((event, info) => log({ ...info, event }, 'security event'))
 
   function pageUrl(locale: Locale, path: string) {
     return `${deps.publicUrl}${locale === DEFAULT_LOCALE ? '' : `/${locale}`}${path}`
@@ -237,7 +243,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     const order = await repo.lockOrder(tx, outcome.orderId)
     // The provider retries later: by then the order's own write has committed.
     if (!order) throw AppError.conflict('Order not known (yet)')
-    if (order.status === 'paid') return
+    if (order.status === 'paid' || order.status === 'refunded') return
     if (
       (outcome.amount !== undefined && outcome.amount !== order.amount) ||
       (outcome.currency !== undefined && outcome.currency.toUpperCase() !== order.currency)
@@ -260,12 +266,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
     const current = await repo.lockSubscriptionOf(tx, userId)
     const running = current && current.currentPeriodEnd > now ? current : undefined
     if (order.paymentType === 'crypto' && running) return oneOffPaid(tx, order, userId, running, eventAt, list)
-    // Two checkouts opened before either was paid (ADR 025): the newer replaces the row.
-    if (running && liveSubscription(running) && running.providerSubscriptionId !== outcome.providerSubscriptionId) {
-      log(
-        { orderId: order.id, userId, replaced: running.providerSubscriptionId },
-        'a second card subscription was paid: cancel and refund the replaced one',
-      )
+    if (running && running.providerSubscriptionId !== outcome.providerSubscriptionId) {
+      return secondSubscriptionPaid(tx, order, userId, running, outcome.providerSubscriptionId)
     }
     await repo.upsertSubscription(tx, {
       userId,
@@ -280,6 +282,48 @@ export function createPaymentsService(deps: PaymentsDeps) {
     })
     await creditMonth(tx, userId, order.planId, now, list)
     log({ orderId: order.id, userId, planId: order.planId }, 'order paid')
+  }
+
+  /**
+   * A card subscription paid while a plan already runs: two checkouts were open side by side and
+   * both were paid, a race that closing the other checkouts at the start narrows but cannot close
+   * (ADR 025). The plan held stays as it is; the new subscription is cancelled at Stripe and its
+   * payment refunded by a job, queued in this transaction so the event and the refund go together,
+   * once per subscription whatever Stripe delivers again.
+   */
+  async function secondSubscriptionPaid(
+    tx: Tx,
+    order: OrderRow,
+    userId: string,
+    running: SubscriptionRow,
+    providerSubscriptionId: string | undefined,
+  ) {
+    await repo.updateOrder(tx, order.id, { status: 'refunded' })
+    const info = {
+      orderId: order.id,
+      userId,
+      provider: order.provider,
+      providerSubscriptionId,
+      held: running.providerSubscriptionId ?? running.planId,
+    }
+    if (order.provider === 'stripe') {
+      if (!providerSubscriptionId || !deps.jobs) {
+        // Nothing to act on automatically: the operator refunds it by hand.
+        securityEvent('payment.second-subscription', { ...info, refund: 'by hand' })
+        return
+      }
+      const payload: JobPayloads['refund-duplicate-subscription'] = {
+        orderId: order.id,
+        userId,
+        providerSubscriptionId,
+      }
+      await deps.jobs.enqueue('refund-duplicate-subscription', payload, { key: `refund:${providerSubscriptionId}` }, tx)
+    }
+    // The sandbox has no money to give back: the order just says it was not kept.
+    securityEvent('payment.second-subscription', {
+      ...info,
+      refund: order.provider === 'stripe' ? 'queued' : 'none (sandbox)',
+    })
   }
 
   /**
@@ -300,10 +344,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
     const held = list.find((p) => p.planId === running.planId)
     const bought = list.find((p) => p.planId === order.planId)
     if (!held || !bought || (liveSubscription(running) && !running.cancelAtPeriodEnd)) {
-      log(
-        { orderId: order.id, userId, planId: order.planId, held: running.planId },
-        'crypto payment while a card subscription renews: refund it; the card plan is left as it is',
-      )
+      // Crediting it would overlap the time Stripe bills, and a crypto refund needs the buyer's
+      // address: an operator refunds it by hand (the card plan is left as it is).
+      securityEvent('payment.crypto-while-card-renews', {
+        orderId: order.id,
+        userId,
+        planId: order.planId,
+        held: running.planId,
+        refund: 'by hand',
+      })
       return
     }
     const boughtEnd = addPeriod(now, order.billingCycle)
@@ -448,6 +497,55 @@ export function createPaymentsService(deps: PaymentsDeps) {
     })
   }
 
+  /**
+   * One checkout open at a time (ADR 025): before a new one starts, the user's open card checkouts
+   * are expired at Stripe, and a new card checkout also closes open crypto invoices (marked invalid
+   * at BTCPay), so two tabs cannot both be paid. Two crypto invoices may stay open side by side:
+   * paying both extends the plan twice and bills nothing twice. A checkout paid meanwhile stops the
+   * new start with 409 PAYMENT_IN_PROGRESS (the plan may just have been bought), an outage with 503.
+   */
+  async function closeOpenCheckouts(userId: string, starting: PaymentType) {
+    for (const order of await repo.pendingOrdersOf(userId)) {
+      if (starting === 'crypto' && order.paymentType === 'crypto') continue
+      if ((await closeAtProvider(order)) === 'paid') {
+        throw new AppError(
+          409,
+          'PAYMENT_IN_PROGRESS',
+          'A checkout opened earlier was just paid; it is being confirmed',
+          {
+            orderId: order.id,
+          },
+        )
+      }
+      await repo.closeOrder(order.id, 'canceled')
+      log({ orderId: order.id, userId, provider: order.provider }, 'open checkout closed for a new one')
+    }
+  }
+
+  /** Closes an order's checkout at its provider: `paid` when it was paid before it could be closed. */
+  async function closeAtProvider(order: OrderRow): Promise<'closed' | 'paid'> {
+    // Never reached the provider (its start failed): there is no page to pay.
+    if (!order.providerRef || order.provider === 'sandbox') return 'closed'
+    const unavailable = () =>
+      new AppError(503, 'SERVICE_UNAVAILABLE', 'An open checkout could not be closed; try again')
+    try {
+      if (order.provider === 'stripe') {
+        if (!deps.stripe) throw unavailable()
+        const status = await deps.stripe.expireCheckout(order.providerRef)
+        if (status === 'open') throw unavailable()
+        return status === 'complete' ? 'paid' : 'closed'
+      }
+      if (!deps.btcpay) throw unavailable()
+      return await deps.btcpay.closeInvoice(order.providerRef)
+    } catch (error) {
+      log(
+        { orderId: order.id, provider: order.provider, error: error instanceof Error ? error.message : String(error) },
+        'an open checkout could not be closed; nothing was started',
+      )
+      throw error instanceof AppError ? error : unavailable()
+    }
+  }
+
   async function resumeThenReload(userId: string): Promise<SubscriptionRow> {
     await setRenewal(userId, true)
     const row = await repo.currentSubscription(userId)
@@ -475,6 +573,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       if (held && decidePurchase(held, plan, billingCycle, 'card').kind === 'change') {
         return { subscription: await changeCardPlan(userId, held.row, plan, billingCycle) }
       }
+      await closeOpenCheckouts(userId, 'card')
       const order = await createOrder(userId, plan, billingCycle, 'card', deps.stripe ? 'stripe' : 'sandbox')
       if (!deps.stripe) return sandboxStart(order, locale)
       const session = await deps.stripe.createCheckout({
@@ -505,6 +604,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       }
       // Refuses a lower plan and a renewing card plan; the plan held or a higher one goes on (ADR 025).
       decidePurchase(await heldPlan(userId), plan, billingCycle, 'crypto')
+      await closeOpenCheckouts(userId, 'crypto')
       const order = await createOrder(userId, plan, billingCycle, 'crypto', deps.btcpay ? 'btcpay' : 'sandbox')
       if (!deps.btcpay) return sandboxStart(order, locale)
       const invoice = await deps.btcpay.createInvoice({
@@ -516,6 +616,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
       })
       await repo.setProviderRef(order.id, invoice.id)
       return { orderId: order.id, paymentUrl: invoice.url }
+    },
+
+    /** The `refund-duplicate-subscription` job (ADR 025); safe to run again. */
+    async refundDuplicate(payload: JobPayloads['refund-duplicate-subscription']) {
+      if (!deps.stripe) throw new Error('Card payments are not configured: the second subscription waits')
+      const { refunded } = await deps.stripe.cancelAndRefund(payload.providerSubscriptionId, payload.orderId)
+      log({ ...payload, refunded }, 'second subscription cancelled at Stripe and refunded')
     },
 
     /** Public: the status of an order and what it buys, nothing about its buyer. */

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { orders, subscriptions } from '#db/schema/payments.ts'
-import type { StripeApiDouble } from '#tests/doubles/stripe-api.ts'
+import { type BtcpayDouble, startBtcpay } from '#tests/doubles/btcpay.ts'
+import { type StripeApiDouble, startStripeApi } from '#tests/doubles/stripe-api.ts'
 import { type StripeDelivery, type StripeTestApp, startStripeTestApp } from '#tests/helpers/stripe-app.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
@@ -19,6 +20,8 @@ const points = async (t: TestApp, session: Session) =>
 const ordersOf = async (t: TestApp, userId: string) =>
   t.database.db.select().from(orders).where(eq(orders.userId, userId))
 const daysLeft = (end: Date | undefined) => ((end?.getTime() ?? 0) - Date.now()) / DAY_MS
+const orderStatus = async (t: TestApp, orderId: string) =>
+  (await t.app.inject({ method: 'POST', url: '/api/payment/status', payload: { orderId } })).json().data.status
 
 describe('changing a card plan at Stripe', () => {
   let app: StripeTestApp
@@ -206,6 +209,100 @@ describe('changing a card plan at Stripe', () => {
     expect(sent[2]?.form.get('items[0][price]')).toBeTruthy()
     expect(stripe.subscriptions.get(subscriptionId)).toMatchObject({ cancel_at_period_end: false })
   })
+
+  it('a second checkout expires the first one at Stripe: the first tab can no longer pay, its order is closed', async () => {
+    const session = await t.login()
+    stripe.takeEvents()
+    const first = await app.checkout(session)
+    const second = await app.checkout(session, 'yearly')
+    const expire = stripe.requests.filter((r) => r.path === `/v1/checkout/sessions/${first.checkoutSession.id}/expire`)
+    expect(expire.map((r) => r.method)).toEqual(['POST'])
+    expect(stripe.sessions.get(first.checkoutSession.id)?.status).toBe('expired')
+    expect(() => stripe.paidCheckout(first.checkoutSession)).toThrow(/expired/)
+    expect(await orderStatus(t, first.orderId)).toBe('canceled')
+    // Stripe's own event for it changes nothing more.
+    const events = stripe.takeEvents()
+    expect(events.map((e) => e.type)).toEqual(['checkout.session.expired'])
+    for (const delivery of events) expect((await deliver(delivery)).statusCode).toBe(200)
+    expect(await orderStatus(t, first.orderId)).toBe('canceled')
+    // The second one is paid as usual.
+    const { subscriptionId, completed, invoicePaid } = stripe.paidCheckout(second.checkoutSession, { periodDays: 365 })
+    for (const delivery of [completed, invoicePaid]) expect((await deliver(delivery)).statusCode).toBe(200)
+    expect(await subscriptionOf(t, session.user.id)).toMatchObject({
+      billingCycle: 'yearly',
+      providerSubscriptionId: subscriptionId,
+    })
+  })
+
+  it('a checkout paid in another tab before the new one starts stops it: 409, no new session or order', async () => {
+    const session = await t.login()
+    const first = await app.checkout(session)
+    // Paid at Stripe; its webhooks have not arrived yet.
+    const { subscriptionId, completed, invoicePaid } = stripe.paidCheckout(first.checkoutSession)
+    const sessionsBefore = stripe.sessions.size
+    const res = await buy(session, 'pro')
+    expect(res.statusCode).toBe(409)
+    expect(res.json()).toMatchObject({ success: false, error: 'PAYMENT_IN_PROGRESS' })
+    expect(stripe.sessions.size).toBe(sessionsBefore)
+    expect(await ordersOf(t, session.user.id)).toHaveLength(1)
+    expect(await orderStatus(t, first.orderId)).toBe('pending')
+    for (const delivery of [completed, invoicePaid]) expect((await deliver(delivery)).statusCode).toBe(200)
+    expect(await subscriptionOf(t, session.user.id)).toMatchObject({ providerSubscriptionId: subscriptionId })
+  })
+
+  it('a second subscription paid anyway is cancelled at Stripe and refunded once; the plan held stays', async () => {
+    const session = await t.login()
+    const first = await app.checkout(session)
+    // The race no start can close: two tabs started at the same moment, each before the other's
+    // session existed, so neither was expired. Here the second start found the first order closed.
+    await t.database.db.update(orders).set({ status: 'canceled' }).where(eq(orders.id, first.orderId))
+    const second = await app.checkout(session)
+    expect(stripe.requests.some((r) => r.path === `/v1/checkout/sessions/${first.checkoutSession.id}/expire`)).toBe(
+      false,
+    )
+    const a = stripe.paidCheckout(first.checkoutSession)
+    for (const delivery of [a.completed, a.invoicePaid]) expect((await deliver(delivery)).statusCode).toBe(200)
+    expect(await subscriptionOf(t, session.user.id)).toMatchObject({ providerSubscriptionId: a.subscriptionId })
+
+    const b = stripe.paidCheckout(second.checkoutSession)
+    for (let i = 0; i < 3; i++) {
+      for (const delivery of i % 2 ? [b.completed, b.invoicePaid] : [b.invoicePaid, b.completed])
+        expect((await deliver(delivery)).statusCode).toBe(200)
+    }
+    expect(await orderStatus(t, second.orderId)).toBe('refunded')
+    const kept = await subscriptionOf(t, session.user.id)
+    expect(kept).toMatchObject({ planId: 'plus', providerSubscriptionId: a.subscriptionId, status: 'active' })
+
+    await t.app.services.jobs.drain()
+    await vi.waitFor(() => expect(stripe.subscriptions.get(b.subscriptionId)?.status).toBe('canceled'))
+    await vi.waitFor(() => expect(stripe.refunds).toHaveLength(1))
+    const cancel = stripe.requests.filter(
+      (r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${b.subscriptionId}`,
+    )
+    expect(cancel).toHaveLength(1)
+    expect(cancel[0]?.form.get('invoice_now')).toBe('false')
+    expect(cancel[0]?.form.get('prorate')).toBe('false')
+    expect(cancel[0]?.idempotencyKey).toBe(`duplicate:${b.subscriptionId}:cancel`)
+    const refund = stripe.refunds[0]
+    expect(refund).toMatchObject({ amount: 999, reason: 'duplicate', metadata: { orderId: second.orderId } })
+    const refundCall = stripe.requests.find((r) => r.path === '/v1/refunds')
+    expect(refundCall?.idempotencyKey).toBe(`duplicate:${b.subscriptionId}:refund:${String(refund?.payment_intent)}`)
+    // The first subscription was left alone.
+    expect(stripe.subscriptions.get(a.subscriptionId)?.status).toBe('active')
+
+    // Stripe's end of the second subscription, and the job run again (a retry), change nothing more.
+    for (const delivery of stripe.takeEvents()) expect((await deliver(delivery)).statusCode).toBe(200)
+    const payload = { orderId: second.orderId, userId: session.user.id, providerSubscriptionId: b.subscriptionId }
+    await t.app.services.payments.refundDuplicate(payload)
+    await t.app.services.payments.refundDuplicate(payload)
+    expect(stripe.refunds).toHaveLength(1)
+    expect(await subscriptionOf(t, session.user.id)).toMatchObject({
+      providerSubscriptionId: a.subscriptionId,
+      status: 'active',
+      currentPeriodEnd: kept?.currentPeriodEnd,
+    })
+    expect(await points(t, session)).toBe(DIAMONDS.plus)
+  })
 })
 
 describe('plan changes in the sandbox, and crypto periods', () => {
@@ -286,5 +383,89 @@ describe('plan changes in the sandbox, and crypto periods', () => {
     expect(card.json()).toMatchObject({ error: 'PLAN_CHANGE_NOT_ALLOWED', details: { reason: 'one-off-plan-runs' } })
     const held = await start(session, '/api/subscription', 'pro')
     expect(held.json().error).toBe('ALREADY_SUBSCRIBED')
+  })
+})
+
+describe('a card checkout and a crypto invoice side by side', () => {
+  let t: TestApp
+  let stripe: StripeApiDouble
+  let btcpay: BtcpayDouble
+  const keys = { secretKey: 'sk_test_side_by_side', webhookSecret: 'whsec_test_side_by_side' }
+  const store = { apiKey: 'btcpay-key', storeId: 'store-side', webhookSecret: 'btcpay-secret' }
+  beforeAll(async () => {
+    stripe = await startStripeApi(keys)
+    btcpay = await startBtcpay(store)
+    t = await buildTestApp({
+      env: {
+        STRIPE_SECRET_KEY: keys.secretKey,
+        STRIPE_WEBHOOK_SECRET: keys.webhookSecret,
+        STRIPE_API_URL: stripe.url,
+        BTCPAY_URL: btcpay.url,
+        BTCPAY_API_KEY: store.apiKey,
+        BTCPAY_STORE_ID: store.storeId,
+        BTCPAY_WEBHOOK_SECRET: store.webhookSecret,
+        PAYMENTS_SANDBOX: 'false',
+      },
+    })
+  })
+  afterAll(async () => {
+    await t.close()
+    await stripe.close()
+    await btcpay.close()
+  })
+
+  const start = (session: Session, url: '/api/subscription' | '/api/payment', planId = 'plus') =>
+    t.injectWithLogin({ method: 'POST', url, payload: { planId, billingCycle: 'monthly' } }, session)
+  const deliverBtcpay = (delivery: { payload: string; signature: string }) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/btcpay',
+      headers: { 'content-type': 'application/json', 'btcpay-sig': delivery.signature },
+      payload: delivery.payload,
+    })
+  const invoiceOf = (orderId: string) => [...btcpay.invoices.values()].find((i) => i.metadata.orderId === orderId)
+
+  it('a card checkout closes the open crypto invoice; money that still reaches it buys the plan', async () => {
+    const session = await t.login()
+    const crypto = (await start(session, '/api/payment')).json().data.orderId as string
+    const invoice = invoiceOf(crypto)
+    const card = await start(session, '/api/subscription')
+    expect(card.statusCode).toBe(200)
+    expect(invoice).toMatchObject({ status: 'Invalid', additionalStatus: 'Marked' })
+    expect(await orderStatus(t, crypto)).toBe('canceled')
+    // BTCPay's own event for the invalid invoice closes nothing more.
+    expect((await deliverBtcpay(btcpay.webhook('InvoiceInvalid', invoice?.id ?? ''))).statusCode).toBe(200)
+    expect(await orderStatus(t, crypto)).toBe('canceled')
+
+    // A payment sent from the old tab anyway: the invoice stays invalid, the money is credited.
+    btcpay.pay(invoice?.id ?? '')
+    expect(invoice?.status).toBe('Invalid')
+    const paid = btcpay.webhook('InvoicePaymentSettled', invoice?.id ?? '')
+    for (let i = 0; i < 3; i++) expect((await deliverBtcpay(paid)).statusCode).toBe(200)
+    expect(await orderStatus(t, crypto)).toBe('paid')
+    expect(await subscriptionOf(t, session.user.id)).toMatchObject({ planId: 'plus', provider: 'btcpay' })
+    expect(await points(t, session)).toBe(DIAMONDS.plus)
+  })
+
+  it('a crypto invoice expires the open card checkout, and an invoice being paid stops a card checkout', async () => {
+    const session = await t.login()
+    const card = (await start(session, '/api/subscription')).json().data.orderId as string
+    const checkoutSession = [...stripe.sessions.values()].find((s) => s.client_reference_id === card)
+    const crypto = (await start(session, '/api/payment')).json().data.orderId as string
+    expect(checkoutSession?.status).toBe('expired')
+    expect(await orderStatus(t, card)).toBe('canceled')
+    // Another crypto invoice may stay open beside it: paying both extends the plan twice.
+    const again = (await start(session, '/api/payment')).json().data.orderId as string
+    expect(invoiceOf(crypto)?.status).toBe('New')
+
+    // Paid in the other tab and still confirming: no card checkout now, the invoices are untouched.
+    btcpay.setStatus(invoiceOf(again)?.id ?? '', 'Processing')
+    const sessionsBefore = stripe.sessions.size
+    const refused = await start(session, '/api/subscription')
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json()).toMatchObject({ success: false, error: 'PAYMENT_IN_PROGRESS' })
+    expect(stripe.sessions.size).toBe(sessionsBefore)
+    expect(invoiceOf(again)?.status).toBe('Processing')
+    expect(await orderStatus(t, again)).toBe('pending')
   })
 })

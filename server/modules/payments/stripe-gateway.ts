@@ -140,6 +140,64 @@ export function createStripeGateway(options: { secretKey: string; webhookSecret:
       )
     },
 
+    /**
+     * Closes an open Checkout Session so it can no longer be paid (ADR 025), and says what became
+     * of it: `expired`, or `complete` when it was paid before we could close it. Stripe expires only
+     * an open session and refuses the rest, so a refusal is answered by reading the session; one
+     * Stripe does not know (`missing`) cannot be paid either. Outages throw.
+     */
+    async expireCheckout(sessionId: string): Promise<'expired' | 'complete' | 'open' | 'missing'> {
+      const known = (status: string | null) => (status === 'expired' || status === 'complete' ? status : 'open')
+      try {
+        return known((await stripe.checkout.sessions.expire(sessionId)).status)
+      } catch (error) {
+        if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error
+        if (error.code === 'resource_missing') return 'missing'
+        return known((await stripe.checkout.sessions.retrieve(sessionId)).status)
+      }
+    },
+
+    /**
+     * Ends a second subscription a race let through (ADR 025) and gives its money back: cancelled
+     * at once without proration credit (`invoice_now` and `prorate` false: the refund returns it
+     * all), then every paid payment of its latest invoice refunded in full. Safe to run again: the
+     * keys make a retry one cancellation and one refund at Stripe, an ended subscription is not
+     * cancelled twice, and a payment refunded before (after the keys' 24 hours) counts as done.
+     */
+    async cancelAndRefund(subscriptionId: string, orderId: string): Promise<{ refunded: number }> {
+      const subscription = await stripe.subscriptions.retrieve(subscriptionId)
+      if (subscription.status !== 'canceled' && subscription.status !== 'incomplete_expired') {
+        await stripe.subscriptions.cancel(
+          subscriptionId,
+          { invoice_now: false, prorate: false },
+          { idempotencyKey: `duplicate:${subscriptionId}:cancel` },
+        )
+      }
+      const invoiceId =
+        typeof subscription.latest_invoice === 'string' ? subscription.latest_invoice : subscription.latest_invoice?.id
+      if (!invoiceId) return { refunded: 0 }
+      const payments = await stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid', limit: 10 })
+      let refunded = 0
+      for (const { payment } of payments.data) {
+        const intent = typeof payment.payment_intent === 'string' ? payment.payment_intent : payment.payment_intent?.id
+        const charge = typeof payment.charge === 'string' ? payment.charge : payment.charge?.id
+        const target = intent ? { payment_intent: intent } : charge ? { charge } : undefined
+        if (!target) continue
+        try {
+          const refund = await stripe.refunds.create(
+            { ...target, reason: 'duplicate', metadata: { orderId, subscriptionId } },
+            { idempotencyKey: `duplicate:${subscriptionId}:refund:${intent ?? charge}` },
+          )
+          refunded += refund.amount
+        } catch (error) {
+          if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded')
+            continue
+          throw error
+        }
+      }
+      return { refunded }
+    },
+
     /** The event, when the signature over the exact raw body is Stripe's; throws otherwise. */
     verify(rawBody: Buffer, signature: string): Stripe.Event {
       return stripe.webhooks.constructEvent(rawBody, signature, options.webhookSecret)

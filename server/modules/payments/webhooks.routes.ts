@@ -145,18 +145,30 @@ export function webhookRoutes(
         if (gateways.btcpayStoreId && event.storeId !== gateways.btcpayStoreId)
           throw AppError.badRequest('Another store')
         let outcome: PaymentOutcome | undefined
-        if (invoiceId && ['InvoiceSettled', 'InvoiceExpired', 'InvoiceInvalid'].includes(type)) {
+        if (
+          invoiceId &&
+          ['InvoiceSettled', 'InvoiceExpired', 'InvoiceInvalid', 'InvoicePaymentSettled'].includes(type)
+        ) {
           // The webhook says what happened; the invoice itself, fetched from the server, is the truth.
           const invoice = await btcpay.getInvoice(invoiceId)
           const orderId = String(invoice.metadata?.orderId ?? '')
-          if (orderId && invoice.status === 'Settled') {
+          // An invoice we marked invalid (a new checkout closed it, ADR 025) stays invalid when a
+          // payment still reaches it: once its payments cover the amount, the money buys time all
+          // the same, never lost.
+          const paidWhileClosed =
+            type === 'InvoicePaymentSettled' && invoice.status === 'Invalid' && (await btcpay.paidInFull(invoiceId))
+          if (orderId && (invoice.status === 'Settled' || paidWhileClosed)) {
             outcome = {
               kind: 'order-paid',
               orderId,
               amount: decimalToMinor(invoice.amount, invoice.currency),
               currency: invoice.currency,
             }
-          } else if (orderId && (invoice.status === 'Expired' || invoice.status === 'Invalid')) {
+          } else if (
+            orderId &&
+            type !== 'InvoicePaymentSettled' &&
+            (invoice.status === 'Expired' || invoice.status === 'Invalid')
+          ) {
             outcome = { kind: 'order-closed', orderId, status: invoice.status === 'Expired' ? 'expired' : 'failed' }
           }
         }
