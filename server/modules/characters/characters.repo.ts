@@ -65,6 +65,8 @@ const fullColumns = {
   chatCount: roles.chatCount,
   createdAt: roles.createdAt,
   updatedAt: roles.updatedAt,
+  // The creator's public name, joined in (the users table is owned by the users, auth and account
+  // repos): one query per character read instead of two. Read only; this repo never writes users.
   creatorUsername: users.username,
 }
 
