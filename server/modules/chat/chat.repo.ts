@@ -6,7 +6,7 @@ import { subscriptions } from '#db/schema/payments.ts'
 import { roles } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 
-export type { Tx }
+export type { Tx } from '#db/client.ts'
 export type { ChatMessageRow }
 
 /** Characters of the newest message kept on the session for the chat list. */
