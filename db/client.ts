@@ -9,12 +9,15 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
+import { isDatabaseUnavailable } from './connection-errors.ts'
 import { withPreparedStatements } from './pglite-statements.ts'
 import * as schema from './schema/index.ts'
 
 export type Schema = typeof schema
 /** The Drizzle client repos use; the same type whichever engine is underneath. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>
+/** A transaction of `Db`, for repos (and the work of other modules) that must commit together. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
 export type DatabaseHandle = {
   db: Db
@@ -88,7 +91,7 @@ function openPostgres(url: string, options: Pick<DatabaseOptions, 'queryTimeoutM
       const bound = drizzleNodePg(client) as unknown as { transaction: typeof transaction }
       return await bound.transaction(run, config)
     } catch (error) {
-      if (isConnectionFailure(error)) broken = error as Error
+      if (isDatabaseUnavailable(error)) broken = error as Error
       throw error
     } finally {
       client.release(broken)
@@ -162,17 +165,6 @@ function openPglite(dataDir: string): DatabaseHandle {
       if (!client.closed) await client.close()
     },
   }
-}
-
-/** An error of the connection itself (dropped, refused, timed out), not of a statement. */
-function isConnectionFailure(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
-  if (typeof code === 'string' && /^(08|57P0)/.test(code)) return true
-  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true // ECONNRESET, ECONNREFUSED...
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|not queryable|Query read timeout|timeout exceeded/i.test(message)
-  )
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -33,6 +33,8 @@ import { createStripeGateway } from '#server/modules/payments/stripe-gateway.ts'
 import { createPlansRepo } from '#server/modules/plans/plans.repo.ts'
 import { createPlansService, PLANS_FILE } from '#server/modules/plans/plans.service.ts'
 import { createSitemapService } from '#server/modules/sitemap/sitemap.service.ts'
+import { createUsersRepo } from '#server/modules/users/users.repo.ts'
+import { createUsersService } from '#server/modules/users/users.service.ts'
 
 export type ServiceDeps = {
   db: Db
@@ -54,7 +56,8 @@ type SecurityEventLog = (event: string, info: Record<string, unknown>) => void
 export function createServices({ db, kv, config, log, warn, securityEvent, listingCache, jobQueue }: ServiceDeps) {
   const jobs = createJobQueue(db, { log, warn, ...jobQueue })
   const images = createImagesService(createImagesRepo(db))
-  const catalogue = createCatalogueService(createCatalogueRepo(db), kv, listingCache)
+  const users = createUsersService(createUsersRepo(db))
+  const catalogue = createCatalogueService(createCatalogueRepo(db), kv, users, listingCache)
   const characters = createCharactersService({ repo: createCharactersRepo(db), images, catalogue })
   const accessTokens = createAccessTokens(config.jwtSecret)
   const mailer = createMailer({

@@ -9,7 +9,7 @@ import en from '#locales/en/email.json' with { type: 'json' }
 import { linksIn, startSmtpServer } from '#tests/doubles/smtp.ts'
 import { createUser } from '#tests/factories/user.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
-import { LIMITS, sourceOf } from './auth.service.ts'
+import { LIMITS, sourceOf } from './abuse-limits.ts'
 import { hashPassword } from './passwords.ts'
 
 // The real hashing, counted: registration must do the same slow work whether or not the address has an account.

@@ -1,13 +1,11 @@
 import { and, eq, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm'
-import type { Db } from '#db/client.ts'
+import type { Db, Tx } from '#db/client.ts'
 import { emailTokens, refreshTokens } from '#db/schema/auth.ts'
 import { users } from '#db/schema/users.ts'
 import { usernameSkeleton } from '#server/lib/username-skeleton.ts'
 import type { JobExecutor } from '#server/modules/jobs/job-queue.ts'
 
 export type EmailTokenPurpose = 'verify-email' | 'reset-password'
-/** A transaction, for work of other modules (a job, the welcome diamonds) that must commit with ours. */
-export type AuthTx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** What a transaction of this repo tells its `andThen`: whose account, and whether its address was proven just now. */
 export type AccountChange = { userId: string; firstVerified: boolean }
 
@@ -23,7 +21,7 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /** Counts the address as verified; true only for the call that verified it (the welcome grant's moment). */
-async function verifyAddress(tx: AuthTx, userId: string): Promise<boolean> {
+async function verifyAddress(tx: Tx, userId: string): Promise<boolean> {
   const rows = await tx
     .update(users)
     .set({ emailVerifiedAt: new Date(), updatedAt: new Date() })
@@ -114,7 +112,7 @@ export function createAuthRepo(db: Db) {
     async takeOverUnverified(
       userId: string,
       values: { googleSubject: string; locale: string },
-      andThen: (tx: AuthTx, change: AccountChange) => Promise<unknown>,
+      andThen: (tx: Tx, change: AccountChange) => Promise<unknown>,
     ): Promise<boolean> {
       return db.transaction(async (tx) => {
         const now = new Date()
@@ -136,7 +134,7 @@ export function createAuthRepo(db: Db) {
      */
     async createGoogleUser(
       values: { username: string; email: string; googleSubject: string; locale: string },
-      andThen: (tx: AuthTx, change: AccountChange) => Promise<unknown>,
+      andThen: (tx: Tx, change: AccountChange) => Promise<unknown>,
     ) {
       return db.transaction(async (tx) => {
         const [row] = await tx
@@ -156,7 +154,7 @@ export function createAuthRepo(db: Db) {
      */
     async verifyEmail(
       tokenHash: string,
-      andThen: (tx: AuthTx, change: AccountChange) => Promise<unknown>,
+      andThen: (tx: Tx, change: AccountChange) => Promise<unknown>,
     ): Promise<AccountChange | null> {
       return db.transaction(async (tx) => {
         const [token] = await tx
@@ -189,7 +187,7 @@ export function createAuthRepo(db: Db) {
     async resetPassword(
       tokenHash: string,
       passwordHash: string,
-      andThen: (tx: AuthTx, change: AccountChange) => Promise<unknown>,
+      andThen: (tx: Tx, change: AccountChange) => Promise<unknown>,
     ): Promise<string | null> {
       return db.transaction(async (tx) => {
         const now = new Date()

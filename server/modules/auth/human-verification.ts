@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import { createChallenge, randomInt, verifySolution } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/sha'
 import type { Config } from '#server/config.ts'
+import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 
 const CHALLENGE_TTL_MS = 10 * 60_000
@@ -88,3 +89,10 @@ export function createHumanVerification(config: Config, kv: KeyValueStore) {
 }
 
 export type HumanVerification = ReturnType<typeof createHumanVerification>
+
+/** Refuses the request unless `token` proves a human (registration, and logins under attack). */
+export async function requireHuman(verification: Pick<HumanVerification, 'verify'>, token: string, ip: string) {
+  const human = await verification.verify(token, ip)
+  if (!human.ok)
+    throw new AppError(400, 'VERIFICATION_FAILED', `Verification failed: ${human.reason}`, { reason: human.reason })
+}

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_SORTS, type RoleSort, type Viewer } from '#contracts/catalogue.ts'
 import type { DatabaseHandle } from '#db/client.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
+import { createUsersRepo } from '#server/modules/users/users.repo.ts'
+import { createUsersService } from '#server/modules/users/users.service.ts'
 import { createTags } from '#tests/factories/catalogue.ts'
 import { openTestDatabase } from '#tests/helpers/test-database.ts'
 import { createCatalogueRepo } from './catalogue.repo.ts'
@@ -147,7 +149,8 @@ describe('role listing: page anchors and caches', () => {
           await load(specs)
           const kv = openKeyValueStore(undefined)
           const repo = createCatalogueRepo(database.db)
-          const catalogue = createCatalogueService(repo, kv, { anchorEvery, headSize })
+          const users = createUsersService(createUsersRepo(database.db))
+          const catalogue = createCatalogueService(repo, kv, users, { anchorEvery, headSize })
           try {
             for (const round of [0, 1]) {
               if (round === 1) for (const step of changes) await change(step)

@@ -277,6 +277,12 @@ export function createCatalogueRepo(db: Db) {
       return row?.total ?? 0
     },
 
+    /**
+     * One character for its page. The creator's name is read from the users table (owned by the
+     * users, auth and account repos) in this same query: the character page is one of the hottest
+     * reads, and a second round trip per page for a name is not worth it. Read only; this repo
+     * never writes users.
+     */
     async findRoleByPublicId(publicId: string) {
       const [row] = await db
         .select({
@@ -364,11 +370,6 @@ export function createCatalogueRepo(db: Db) {
       return { count: row?.count ?? 0, longestId: row?.longestId ?? 0, lastModified: row?.lastModified ?? null }
     },
 
-    async userShowsAdultContent(userId: string): Promise<boolean> {
-      const [row] = await db.select({ show: users.showAdultContent }).from(users).where(eq(users.id, userId)).limit(1)
-      return row?.show ?? false
-    },
-
     async upsertTags(list: { slug: string; names: Record<string, string> }[]) {
       if (list.length === 0) return
       await db
@@ -440,10 +441,6 @@ export function createCatalogueRepo(db: Db) {
           .where(eq(roles.id, role.id))
         return true
       })
-    },
-
-    async setUserShowsAdultContent(userId: string, show: boolean) {
-      await db.update(users).set({ showAdultContent: show, updatedAt: new Date() }).where(eq(users.id, userId))
     },
   }
 }

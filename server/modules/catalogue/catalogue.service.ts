@@ -3,6 +3,7 @@ import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
+import type { UsersService } from '#server/modules/users/users.service.ts'
 import type { CatalogueRepo, ListingFilter, ListingKey, RoleListFilter, RoleSummaryRow } from './catalogue.repo.ts'
 
 const SUMMARY_LENGTH = 180
@@ -62,7 +63,13 @@ function tagName(names: Record<string, string>, locale: string): string {
   return names[locale] ?? names[DEFAULT_LOCALE] ?? Object.values(names)[0] ?? ''
 }
 
-export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore, options: ListingCacheOptions = {}) {
+export function createCatalogueService(
+  repo: CatalogueRepo,
+  kv: KeyValueStore,
+  /** The users module keeps the adult-content preference: it is a column of the user's row. */
+  users: Pick<UsersService, 'showsAdultContent' | 'setShowsAdultContent'>,
+  options: ListingCacheOptions = {},
+) {
   const headSize = options.headSize ?? HEAD_SIZE
   const anchorEvery = options.anchorEvery ?? ANCHOR_EVERY
   /** Loads in progress, so concurrent misses of one entry run one query. */
@@ -299,7 +306,7 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore, o
     /** Whether this viewer has confirmed being 18 or older: their account, else the cookie. */
     async adultConfirmed(userId: string | null, cookieConfirmed: boolean): Promise<boolean> {
       if (cookieConfirmed) return true
-      return userId ? repo.userShowsAdultContent(userId) : false
+      return userId ? users.showsAdultContent(userId) : false
     },
 
     /**
@@ -311,7 +318,7 @@ export function createCatalogueService(repo: CatalogueRepo, kv: KeyValueStore, o
     },
 
     async setAdultPreference(userId: string | null, show: boolean) {
-      if (userId) await repo.setUserShowsAdultContent(userId, show)
+      if (userId) await users.setShowsAdultContent(userId, show)
     },
   }
 }

@@ -1,12 +1,11 @@
 import { and, count, desc, eq, inArray, notExists } from 'drizzle-orm'
 import type { CardExtras, Lorebook, ReportReason, Visibility } from '#contracts/characters.ts'
-import type { Db } from '#db/client.ts'
+import type { Db, Tx } from '#db/client.ts'
 import { roleReports } from '#db/schema/reports.ts'
 import { roles, roleTags, tags } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 import { findTag, slugForTag } from './tag-slug.ts'
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 type TagRow = { id: number; slug: string; names: Record<string, string> }
 
 /** Every column a character's owner writes through the form. */
@@ -66,6 +65,8 @@ const fullColumns = {
   chatCount: roles.chatCount,
   createdAt: roles.createdAt,
   updatedAt: roles.updatedAt,
+  // The creator's public name, joined in (the users table is owned by the users, auth and account
+  // repos): one query per character read instead of two. Read only; this repo never writes users.
   creatorUsername: users.username,
 }
 

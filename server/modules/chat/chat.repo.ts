@@ -1,12 +1,12 @@
 import { and, asc, count, eq, gt, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
-import type { Db } from '#db/client.ts'
+import type { Db, Tx } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { subscriptions } from '#db/schema/payments.ts'
 import { roles } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+export type { Tx } from '#db/client.ts'
 export type { ChatMessageRow }
 
 /** Characters of the newest message kept on the session for the chat list. */

@@ -1,11 +1,11 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm'
-import type { Db } from '#db/client.ts'
+import type { Db, Tx } from '#db/client.ts'
 import { diamondBalances, diamondHolds, diamondLedger, plans } from '#db/schema/diamonds.ts'
 import { subscriptions } from '#db/schema/payments.ts'
 import { users } from '#db/schema/users.ts'
 
 /** A database transaction, for callers that write something together with a spend. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+export type { Tx }
 
 export class InsufficientDiamonds extends Error {
   constructor() {
