@@ -12,7 +12,7 @@ import pg from 'pg'
 import { withPreparedStatements } from './pglite-statements.ts'
 import * as schema from './schema/index.ts'
 
-export type Schema = typeof schema
+type Schema = typeof schema
 /** The Drizzle client repos use; the same type whichever engine is underneath. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>
 
@@ -34,7 +34,7 @@ export type DatabaseHandle = {
   close(): Promise<void>
 }
 
-export const MIGRATIONS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
+const MIGRATIONS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
 
 // Any constant works; it only has to be the same for every instance of the app.
 const MIGRATION_LOCK_ID = 7_304_211
