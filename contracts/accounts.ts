@@ -12,7 +12,6 @@ export const PASSWORD_MAX = 128
 /** Seconds before "Resend verification e-mail" may be pressed again (the server enforces it too). */
 export const RESEND_COOLDOWN_SECONDS = 60
 
-export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60
 /**
  * A login (a refresh token family) ends this long after the password or Google sign-in, however
  * active it is: 30 days with "remember me", else one day (ADR 019).

@@ -13,14 +13,6 @@ export function okEnvelope<T extends z.ZodType>(data: T) {
   })
 }
 
-export const errorEnvelope = z.object({
-  code: z.number().int().min(400).max(599),
-  success: z.literal(false),
-  error: z.string(),
-  message: z.string(),
-  details: z.unknown().optional(),
-})
-
 export const healthResponse = z.object({ status: z.literal('ok') })
 export const readinessResponse = z.object({
   status: z.enum(['ok', 'unavailable']),

@@ -56,7 +56,7 @@ export const CHAT_TIMEOUT_MS = 60_000
  * Calls that never send the user to the login page on a 401 (spec section 6).
  * Matched against the path after `/api`.
  */
-export const PUBLIC_API_PATHS = [
+const PUBLIC_API_PATHS = [
   '/login',
   '/register',
   '/refresh',

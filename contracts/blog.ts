@@ -2,7 +2,6 @@ import type { z } from 'zod'
 import type {
   blogArticleSchema,
   blogCoverSchema,
-  blogListQuery,
   blogListSchema,
   blogSummarySchema,
   blogTocEntrySchema,
@@ -16,7 +15,6 @@ export const BLOG_RELATED_COUNT = 6
 export const BLOG_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 export const BLOG_SLUG_MAX = 100
 
-export type BlogListQuery = z.output<typeof blogListQuery>
 export type BlogCover = z.infer<typeof blogCoverSchema>
 export type BlogTocEntry = z.infer<typeof blogTocEntrySchema>
 export type BlogSummary = z.infer<typeof blogSummarySchema>

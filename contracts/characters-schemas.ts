@@ -8,7 +8,7 @@ import { CHARACTER_LIMITS, REPORT_REASONS, VISIBILITIES } from './characters.ts'
 const jsonObject = z.record(z.string(), z.unknown())
 
 /** One lorebook entry: the Character Card's `character_book.entries[]`, with our field names. */
-export const lorebookEntrySchema = z.object({
+const lorebookEntrySchema = z.object({
   keys: z.array(z.string()),
   secondaryKeys: z.array(z.string()),
   content: z.string(),
@@ -60,7 +60,7 @@ export const cardExtrasSchema = z.object({
 })
 
 /** A tag of the form: an existing one (with its slug) or a new name (slug null). */
-export const draftTagSchema = z.object({ slug: z.string().nullable(), name: z.string() })
+const draftTagSchema = z.object({ slug: z.string().nullable(), name: z.string() })
 
 /** What an imported card fills the form with. */
 export const characterDraftSchema = z.object({

@@ -75,7 +75,7 @@ export const FIELD_PROBLEM_CODES = [
   'file_too_large',
   'not_an_image',
 ] as const
-export type FieldProblemCode = (typeof FIELD_PROBLEM_CODES)[number]
+type FieldProblemCode = (typeof FIELD_PROBLEM_CODES)[number]
 export type FieldProblem = { path: string; code: FieldProblemCode; limit?: number }
 
 /** Unicode code points (a simple emoji is one, not two UTF-16 units), the same in the browser and on the server. */
@@ -99,7 +99,7 @@ export function normalizeTagName(name: string): string {
 }
 
 /** A tag is a word or two, never an address to advertise (`evil.example`, `www.x`, `a://b`, `x@y`). */
-export function tagLooksLikeLink(name: string): boolean {
+function tagLooksLikeLink(name: string): boolean {
   return /:\/\/|www\.|@|[\p{L}\p{N}-]\.\p{L}{2,}/iu.test(name)
 }
 

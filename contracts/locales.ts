@@ -77,7 +77,7 @@ export const LOCALE_TAGS: Record<Locale, string> = {
   tr: 'tr',
 }
 
-export const RTL_LOCALES: ReadonlySet<Locale> = new Set<Locale>(['ar'])
+const RTL_LOCALES: ReadonlySet<Locale> = new Set<Locale>(['ar'])
 
 export const LOCALE_COOKIE = 'lang'
 export const LOCALE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60

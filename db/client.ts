@@ -13,7 +13,7 @@ import { isDatabaseUnavailable } from './connection-errors.ts'
 import { withPreparedStatements } from './pglite-statements.ts'
 import * as schema from './schema/index.ts'
 
-export type Schema = typeof schema
+type Schema = typeof schema
 /** The Drizzle client repos use; the same type whichever engine is underneath. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>
 /** A transaction of `Db`, for repos (and the work of other modules) that must commit together. */
@@ -37,7 +37,7 @@ export type DatabaseHandle = {
   close(): Promise<void>
 }
 
-export const MIGRATIONS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
+const MIGRATIONS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
 
 // Any constant works; it only has to be the same for every instance of the app.
 const MIGRATION_LOCK_ID = 7_304_211

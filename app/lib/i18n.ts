@@ -3,10 +3,10 @@ import { initReactI18next } from 'react-i18next'
 import { formatNumber } from '#app/lib/format.ts'
 import { isLocale, type Locale } from '#contracts/locales.ts'
 
-export const DEFAULT_NAMESPACE = 'common'
+const DEFAULT_NAMESPACE = 'common'
 
 /** Namespaces a route needs, declared as `export const handle = { i18n: ['home'] }`. */
-export type I18nHandle = { i18n?: readonly string[] }
+type I18nHandle = { i18n?: readonly string[] }
 
 export function namespacesOf(handles: readonly unknown[]): string[] {
   const namespaces = new Set<string>([DEFAULT_NAMESPACE])

@@ -1,6 +1,6 @@
 import type { ExternalToast } from 'sonner'
 
-export type NotificationType = 'info' | 'success' | 'warning' | 'error'
+type NotificationType = 'info' | 'success' | 'warning' | 'error'
 type Options = { type?: NotificationType; title?: string; duration?: number; group?: string }
 
 /** Default from spec section 9. */

@@ -1,7 +1,7 @@
 // The result every benchmark writes to bench/results/<name>.json, and its markdown rendering.
 
-export type BenchTable = { caption: string; columns: string[]; rows: (string | number)[][] }
-export type BenchBudget = { name: string; limit: string; value: string; met: boolean }
+type BenchTable = { caption: string; columns: string[]; rows: (string | number)[][] }
+type BenchBudget = { name: string; limit: string; value: string; met: boolean }
 export type BenchResult = {
   name: string
   title: string
@@ -23,7 +23,7 @@ export type BenchRun = {
 
 const cell = (value: string | number) => String(value).replaceAll('|', '\\|')
 
-export function renderTable(table: BenchTable): string {
+function renderTable(table: BenchTable): string {
   const numeric = table.columns.map((_, i) =>
     table.rows.every((row) => typeof row[i] === 'number' || /^[\d.,]+\s*(×|%|ms|s|KiB|kB|MiB)?$/.test(String(row[i]))),
   )

@@ -18,7 +18,7 @@ const SECRET_PARAMS = new Set([
   'refreshtoken',
 ])
 
-export const REDACTED = '[redacted]'
+const REDACTED = '[redacted]'
 
 export function redactUrl(url: string): string {
   const question = url.indexOf('?')

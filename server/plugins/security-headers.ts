@@ -58,7 +58,7 @@ export default fp(
  * injected script or a third-party frame (Turnstile) cannot ask for them. Only features every
  * current browser knows: an unknown name is reported as an error in the console.
  */
-export const PERMISSIONS_POLICY = [
+const PERMISSIONS_POLICY = [
   'accelerometer',
   'camera',
   'display-capture',

@@ -12,7 +12,7 @@ import type { AppLoadContextValues } from '#app/lib/load-context.ts'
 import { ADULT_COOKIE } from '#contracts/catalogue.ts'
 import type { Services } from '#server/services.ts'
 
-export type WebAppOptions = {
+type WebAppOptions = {
   /** Output folder of `react-router build` (holds `client/` and `server/`). */
   buildDir: string
   publicUrl: string

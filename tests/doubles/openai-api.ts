@@ -65,7 +65,7 @@ const ERROR_TYPES: Record<number, { type: string; code: string | null }> = {
 }
 
 /** Splits a reply into deltas the way a tokenizer would stream it: each word with its leading space. */
-export function splitIntoDeltas(text: string): string[] {
+function splitIntoDeltas(text: string): string[] {
   const deltas: string[] = [...(text.match(/\s*\S+/g) ?? [])]
   const rest = text.slice(deltas.join('').length)
   if (rest) deltas.push(rest)

@@ -12,7 +12,7 @@ const root = path.resolve(import.meta.dirname, '..', '..')
  * Chromium from CHROMIUM_PATH, Debian's /usr/bin/chromium, or Playwright's cache. Browser tests
  * report themselves skipped without one, unless REQUIRE_E2E=1 (CI), where that is a failure.
  */
-export function findChromium(): string | null {
+function findChromium(): string | null {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser']
   const cache = path.join(homedir(), '.cache', 'ms-playwright')
   if (existsSync(cache)) {

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importCard } from '#server/modules/cards/import-card.ts'
-import { cardPng, v2Card } from '#server/modules/cards/test-cards.ts'
+import { cardPng, v2Card } from '#tests/factories/card-files.ts'
 import {
   chromiumPath,
   launchBrowser,

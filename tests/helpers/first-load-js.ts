@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib'
  * boot script preloads (`data-module-preloads`, see app/components/deferred-scripts.tsx) plus any
  * `<link rel="modulepreload">`. Each file once.
  */
-export function firstLoadScripts(html: string): string[] {
+function firstLoadScripts(html: string): string[] {
   const scripts = new Set<string>()
   for (const match of html.matchAll(/data-module-preloads="([^"]*)"/g)) {
     const list: unknown = JSON.parse(decodeAttribute(match[1] ?? '[]'))

@@ -3,8 +3,6 @@ import type { RoleSort } from '#contracts/catalogue.ts'
 /** What the character list shows; it all lives in the URL so pages are shareable and Back works. */
 export type ListState = { sort: RoleSort; tags: string[]; q: string; page: number }
 
-export const DEFAULT_LIST_STATE: ListState = { sort: 'popularity', tags: [], q: '', page: 1 }
-
 /** `?sort=newest&tags=a&tags=b&q=x&page=2`, leaving defaults out so URLs stay short and canonical. */
 export function listSearch(state: Partial<ListState>): string {
   const params = new URLSearchParams()

@@ -8,7 +8,7 @@ export function startPayment(paymentType: PaymentType, planId: string, billingCy
   // Card plans renew by subscription; crypto pays one period.
   return api<PaymentStart>(paymentType === 'card' ? '/subscription' : '/payment', {
     method: 'POST',
-    body: { paymentType, planId, billingCycle, locale },
+    body: { planId, billingCycle, locale },
   })
 }
 
@@ -19,7 +19,7 @@ export function startPayment(paymentType: PaymentType, planId: string, billingCy
 export function changePlan(planId: string, billingCycle: BillingCycle, locale: Locale) {
   return api<{ subscription: SubscriptionView }>('/subscription', {
     method: 'POST',
-    body: { paymentType: 'card', planId, billingCycle, locale },
+    body: { planId, billingCycle, locale },
   })
 }
 

@@ -1,10 +1,10 @@
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
+import { base64Json, cardPng, charx, pngWith, tEXt, v2Card, v3Card } from '#tests/factories/card-files.ts'
 import { CardError, type CharacterDraft } from './card-types.ts'
 import { DEFAULT_CARD_SIZE, exportCardJson, exportCardPng, exportCardV2Json } from './export-card.ts'
 import { importCard } from './import-card.ts'
 import { readPngChunks, readPngTexts } from './png-chunks.ts'
-import { base64Json, cardPng, charx, pngWith, tEXt, v2Card, v3Card } from './test-cards.ts'
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8')
 

@@ -1,9 +1,6 @@
 import { deflateSync } from 'node:zlib'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
-import { CARD_LIMITS, CardError, type CharacterDraft } from './card-types.ts'
-import { importCard } from './import-card.ts'
-import { readPngChunks } from './png-chunks.ts'
 import {
   base64Json,
   cardPng,
@@ -18,7 +15,10 @@ import {
   tEXt,
   v2Card,
   v3Card,
-} from './test-cards.ts'
+} from '#tests/factories/card-files.ts'
+import { CARD_LIMITS, CardError, type CharacterDraft } from './card-types.ts'
+import { importCard } from './import-card.ts'
+import { readPngChunks } from './png-chunks.ts'
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8')
 

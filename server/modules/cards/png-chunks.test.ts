@@ -1,9 +1,9 @@
 import { crc32 } from 'node:zlib'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
+import { chunk, crc32Table, idat, ihdr, iTXt, pngWith, SIGNATURE, tEXt, zTXt } from '#tests/factories/card-files.ts'
 import { CARD_LIMITS, CardError } from './card-types.ts'
 import { encodePngChunk, readPngChunks, readPngTexts, setPngTexts, textChunk } from './png-chunks.ts'
-import { chunk, crc32Table, idat, ihdr, iTXt, pngWith, SIGNATURE, tEXt, zTXt } from './test-cards.ts'
 
 function codeOf(run: () => unknown): string | undefined {
   try {

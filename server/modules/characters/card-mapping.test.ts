@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { CARD_IMPORT_ERRORS, CARD_REPORT_REASONS, checkCharacterFields, textLength } from '#contracts/characters.ts'
 import { CARD_ERROR_CODES, IGNORED_REASONS, REPAIR_REASONS } from '#server/modules/cards/card-types.ts'
 import { importCard } from '#server/modules/cards/import-card.ts'
-import { cardPng, v3Card } from '#server/modules/cards/test-cards.ts'
+import { cardPng, v3Card } from '#tests/factories/card-files.ts'
 import { draftOfCharacter, fileNameFor, formOfDraft } from './card-mapping.ts'
 import { findTag, slugForTag } from './tag-slug.ts'
 

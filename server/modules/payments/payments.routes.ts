@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { LOCALES } from '#contracts/locales.ts'
-import { ORDER_ID_PATTERN, ORDER_STATUSES, PAYMENT_TYPES } from '#contracts/payments.ts'
+import { ORDER_ID_PATTERN, ORDER_STATUSES } from '#contracts/payments.ts'
 import { currentSubscriptionResponse, subscriptionView } from '#contracts/payments-schemas.ts'
 import { BILLING_CYCLES } from '#contracts/plans.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
@@ -9,8 +9,9 @@ import { enforceLimit } from '#server/lib/rate-limit.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import type { PaymentsService } from './payments.service.ts'
 
+// The path says how the user pays (/subscription: card, /payment: crypto). The `paymentType` field
+// older pages sent is stripped like any unknown field, so their requests still work.
 const startBody = z.object({
-  paymentType: z.enum(PAYMENT_TYPES).optional(),
   planId: z.string().min(1).max(40),
   billingCycle: z.enum(BILLING_CYCLES).default('monthly'),
   /** The page's language, so the provider sends the buyer back to the same language. */
