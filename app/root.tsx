@@ -1,18 +1,10 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import {
-  isRouteErrorResponse,
-  Links,
-  Meta,
-  Outlet,
-  ScrollRestoration,
-  type ShouldRevalidateFunctionArgs,
-  useLocation,
-} from 'react-router'
+import { Links, Meta, Outlet, ScrollRestoration, type ShouldRevalidateFunctionArgs, useLocation } from 'react-router'
 import { DeferredScripts } from '#app/components/deferred-scripts.tsx'
-import { ErrorPage } from '#app/components/error-page.tsx'
 import { AppShell } from '#app/components/layout/app-shell.tsx'
 import { Notifications } from '#app/components/notifications.tsx'
+import { RouteErrorBoundary } from '#app/components/route-error-boundary.tsx'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
 import { useFullReloadOnNewBuild } from '#app/lib/use-full-reload-on-new-build.ts'
@@ -94,13 +86,11 @@ export default function App() {
   )
 }
 
+/** Every route's errors end here unless the route words them itself (list pages, with Retry). */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const { pathname } = useLocation()
-  const notFound = isRouteErrorResponse(error) && error.status === 404
-  if (!notFound) console.error(error)
   return (
     <AppShell>
-      <ErrorPage kind={notFound ? 'not-found' : 'server'} path={pathname} />
+      <RouteErrorBoundary error={error} />
     </AppShell>
   )
 }

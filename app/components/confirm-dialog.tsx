@@ -1,17 +1,5 @@
-import { type RefObject, useEffect, useId, useRef, useState } from 'react'
-
-/** The look of the app's modal dialogs (a native `<dialog>` opened with `showModal`). */
-export const MODAL_DIALOG_CLASS =
-  'm-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70'
-
-/** Opens `dialog` as a modal while the component is mounted, and closes it on unmount. */
-export function useModal(dialog: RefObject<HTMLDialogElement | null>) {
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [dialog])
-}
+import { useState } from 'react'
+import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 
 type ConfirmDialogProps = {
   title: string
@@ -43,12 +31,8 @@ export function ConfirmDialog({
   describeError,
   onClose,
 }: ConfirmDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null)
-  const titleId = useId()
-  const textId = useId()
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<string | null>(null)
-  useModal(dialog)
 
   const confirm = async () => {
     setBusy(true)
@@ -62,28 +46,15 @@ export function ConfirmDialog({
   }
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={titleId}
-      aria-describedby={textId}
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
-      className={MODAL_DIALOG_CLASS}
-    >
-      <h2 id={titleId} className="text-xl font-semibold">
-        {title}
-      </h2>
-      <p id={textId} className="mt-2 text-sm text-zinc-300">
-        {text}
-      </p>
+    <Dialog onClose={onClose}>
+      <DialogTitle>{title}</DialogTitle>
+      <DialogDescription className="mt-2 text-sm text-zinc-300">{text}</DialogDescription>
       {problem ? (
         <p role="alert" className="mt-3 text-sm text-rose-300">
           {problem}
         </p>
       ) : null}
-      <div className="mt-6 flex flex-wrap justify-end gap-2">
+      <DialogActions>
         <button type="button" className="button-ghost" onClick={onClose}>
           {cancelLabel}
         </button>
@@ -96,7 +67,7 @@ export function ConfirmDialog({
         >
           {busy ? busyLabel : confirmLabel}
         </button>
-      </div>
-    </dialog>
+      </DialogActions>
+    </Dialog>
   )
 }

@@ -1,5 +1,6 @@
 import { clearTokens, getAccessToken, getRefreshToken, storeTokens } from '#app/lib/session.ts'
 import { type ErrorCode, isErrorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
+import type { ErrorDetails } from '#contracts/api-errors.ts'
 import { localizePath, splitLocalePath } from '#contracts/locales.ts'
 
 /** The error every failed API call throws (spec section 8: error, details, message, code). */
@@ -15,6 +16,16 @@ export class ApiError extends Error {
     this.error = error
     this.details = details
   }
+}
+
+/** An ApiError with one of the codes `C`, its `details` typed for that code (contracts/api-errors.ts). */
+export type ApiErrorOf<C extends ErrorCode> = C extends ErrorCode
+  ? ApiError & { readonly error: C; readonly details: ErrorDetails<C> }
+  : never
+
+/** Whether `error` is a refusal with one of `codes`; then its `details` are read by type. */
+export function isApiError<C extends ErrorCode>(error: unknown, ...codes: C[]): error is ApiErrorOf<C> {
+  return error instanceof ApiError && (codes as string[]).includes(error.error)
 }
 
 export type ApiRequest = {

@@ -1,17 +1,17 @@
 import { Download, LogIn, LogOut, Trash2 } from 'lucide-react'
-import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router'
-import { ConfirmDialog, MODAL_DIALOG_CLASS, useModal } from '#app/components/confirm-dialog.tsx'
+import { ConfirmDialog } from '#app/components/confirm-dialog.tsx'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { deleteAccount, downloadMyData, getAccount, logoutEverywhere } from '#app/features/account/api/account.ts'
+import { downloadMyData, getAccount, logoutEverywhere } from '#app/features/account/api/account.ts'
+import { ConfirmDeletion } from '#app/features/account/components/confirm-deletion.tsx'
 import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
 import { type CurrentSubscription, currentSubscription } from '#app/features/pricing/api.ts'
 import { PlanRenewal } from '#app/features/pricing/plan-renewal.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDate } from '#app/lib/format.ts'
-import { ApiError } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { clearTokens, useIsLoggedIn } from '#app/lib/session.ts'
@@ -276,97 +276,5 @@ function ConfirmLogoutEverywhere({ onClose }: { onClose: () => void }) {
       describeError={(error) => apiErrorMessage(tCommon, error)}
       onClose={onClose}
     />
-  )
-}
-
-/** Asks for the password (or, for an account without one, the e-mail address) before deleting. */
-function ConfirmDeletion({ account, onClose }: { account: AccountSummary; onClose: () => void }) {
-  const { t } = useTranslation('account')
-  const { t: tCommon } = useTranslation()
-  const navigate = useNavigate()
-  const localize = useLocalizePath()
-  const dialog = useRef<HTMLDialogElement>(null)
-  const inputId = useId()
-  const errorId = useId()
-  const [value, setValue] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
-  useModal(dialog)
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault()
-    setBusy(true)
-    setProblem(null)
-    try {
-      await deleteAccount(account.hasPassword ? { password: value } : { email: value })
-      clearTokens()
-      notify(t('delete.done'), { type: 'success' })
-      navigate(localize('/'), { replace: true })
-    } catch (error) {
-      setBusy(false)
-      if (error instanceof ApiError && error.error === 'INVALID_CREDENTIALS') {
-        setProblem(account.hasPassword ? t('delete.wrongPassword') : t('delete.wrongEmail'))
-      } else if (error instanceof ApiError && error.code === 409) {
-        setProblem(t('delete.planRenews'))
-      } else {
-        setProblem(apiErrorMessage(tCommon, error))
-      }
-    }
-  }
-
-  return (
-    <dialog
-      ref={dialog}
-      aria-labelledby="delete-account-title"
-      aria-describedby="delete-account-text"
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
-      className={MODAL_DIALOG_CLASS}
-    >
-      <form onSubmit={submit} noValidate>
-        <h2 id="delete-account-title" className="text-xl font-semibold">
-          {t('delete.dialogTitle')}
-        </h2>
-        <p id="delete-account-text" className="mt-2 text-sm text-zinc-300">
-          {t('delete.dialogText')}
-        </p>
-        <label htmlFor={inputId} className="mt-4 block text-sm font-medium">
-          {account.hasPassword ? t('delete.passwordLabel') : t('delete.emailLabel')}
-        </label>
-        <input
-          id={inputId}
-          type={account.hasPassword ? 'password' : 'email'}
-          autoComplete={account.hasPassword ? 'current-password' : 'off'}
-          dir="ltr"
-          required
-          value={value}
-          onChange={(event) => setValue(event.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? errorId : undefined}
-          className="mt-1 h-10 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 text-zinc-100 focus:border-violet-400 focus:outline-none"
-          data-testid="delete-confirmation"
-        />
-        {problem ? (
-          <p id={errorId} role="alert" className="mt-2 text-sm text-rose-300">
-            {problem}
-          </p>
-        ) : null}
-        <div className="mt-6 flex flex-wrap justify-end gap-2">
-          <button type="button" className="button-ghost" onClick={onClose}>
-            {t('delete.cancel')}
-          </button>
-          <button
-            type="submit"
-            className="button-primary bg-rose-700 hover:bg-rose-800"
-            disabled={busy || value.length === 0}
-            data-testid="confirm-delete-account"
-          >
-            {busy ? t('delete.busy') : t('delete.confirm')}
-          </button>
-        </div>
-      </form>
-    </dialog>
   )
 }

@@ -1,8 +1,9 @@
-import { Loader2, RotateCw } from 'lucide-react'
+import { Loader2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { isRouteErrorResponse, redirect, useNavigation, useRevalidator } from 'react-router'
+import { redirect, useNavigation } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
+import { RouteErrorBoundary } from '#app/components/route-error-boundary.tsx'
 import { ArticleCard } from '#app/features/blog/components/article-card.tsx'
 import { Pagination } from '#app/features/catalogue/components/pagination.tsx'
 import { appLoadContext } from '#app/lib/load-context.ts'
@@ -87,31 +88,7 @@ export default function Blog({ loaderData, params }: Route.ComponentProps) {
   )
 }
 
-/** 'Load Failed: {reason}' with Retry, when the list could not be loaded. */
+/** A failed load keeps the page and offers Retry (app/components/route-error-boundary.tsx). */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const { t } = useTranslation(['blog', 'common'])
-  const revalidator = useRevalidator()
-  const offline = error instanceof TypeError || (typeof navigator !== 'undefined' && !navigator.onLine)
-  const reason = offline
-    ? t('common:apiErrors.NETWORK_ERROR')
-    : isRouteErrorResponse(error) && error.status === 503
-      ? t('common:apiErrors.SERVICE_UNAVAILABLE')
-      : t('common:apiErrors.INTERNAL_ERROR')
-  return (
-    <div
-      role="alert"
-      className="mx-auto mt-10 max-w-lg rounded-2xl border border-rose-900 bg-rose-950/40 p-6 text-center"
-    >
-      <p className="font-semibold">{t('blog:list.loadFailed', { reason })}</p>
-      <button
-        type="button"
-        className="button-primary mt-4"
-        onClick={() => revalidator.revalidate()}
-        disabled={revalidator.state === 'loading'}
-      >
-        <RotateCw aria-hidden="true" className="size-4" />
-        {t('blog:list.retry')}
-      </button>
-    </div>
-  )
+  return <RouteErrorBoundary error={error} retryIn="blog" />
 }

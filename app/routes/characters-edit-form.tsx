@@ -8,7 +8,7 @@ import { CharacterForm } from '#app/features/characters/components/character-for
 import { SignedInGate } from '#app/features/characters/components/signed-in-gate.tsx'
 import { formOfEditable } from '#app/features/characters/form-state.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
-import { ApiError } from '#app/lib/http.ts'
+import { isApiError } from '#app/lib/http.ts'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Tag } from '#contracts/catalogue.ts'
@@ -66,7 +66,8 @@ function EditLoader({ roleId, tags, locale }: { roleId: string; tags: Tag[]; loc
         ({ form }) => setLoad({ kind: 'ready', role: form }),
         (error: unknown) => {
           if (signal?.aborted) return
-          if (error instanceof ApiError && (error.code === 404 || error.code === 403)) setLoad({ kind: 'missing' })
+          // Not there, or not this user's: the same "not found" either way.
+          if (isApiError(error, 'NOT_FOUND', 'FORBIDDEN')) setLoad({ kind: 'missing' })
           else setLoad({ kind: 'failed', reason: apiErrorMessage(tCommon, error) })
         },
       )

@@ -1,6 +1,7 @@
 import { Lock, MessageCircle, Pencil, Plus, Trash2 } from 'lucide-react'
-import { useCallback, useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { deleteRole } from '#app/features/characters/api/delete-role.ts'
@@ -179,13 +180,7 @@ function MyRoleCard({ role, locale, onDelete }: { role: MyRole; locale: Locale; 
 function ConfirmDelete({ role, onClose, onDeleted }: { role: MyRole; onClose: () => void; onDeleted: () => void }) {
   const { t } = useTranslation('characters-edit')
   const { t: tCommon } = useTranslation()
-  const dialog = useRef<HTMLDialogElement>(null)
   const [busy, setBusy] = useState(false)
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
   const confirm = async () => {
     setBusy(true)
     try {
@@ -197,23 +192,10 @@ function ConfirmDelete({ role, onClose, onDeleted }: { role: MyRole; onClose: ()
     }
   }
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby="delete-title"
-      aria-describedby="delete-text"
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
-      className="m-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-    >
-      <h2 id="delete-title" className="text-xl font-semibold">
-        {t('mine.confirmTitle', { name: role.name })}
-      </h2>
-      <p id="delete-text" className="mt-2 text-zinc-300">
-        {t('mine.confirmText')}
-      </p>
-      <div className="mt-6 flex flex-wrap justify-end gap-2">
+    <Dialog onClose={onClose}>
+      <DialogTitle>{t('mine.confirmTitle', { name: role.name })}</DialogTitle>
+      <DialogDescription className="mt-2 text-zinc-300">{t('mine.confirmText')}</DialogDescription>
+      <DialogActions>
         <button type="button" className="button-ghost" onClick={onClose}>
           {t('mine.cancel')}
         </button>
@@ -226,7 +208,7 @@ function ConfirmDelete({ role, onClose, onDeleted }: { role: MyRole; onClose: ()
         >
           {t('mine.confirmDelete')}
         </button>
-      </div>
-    </dialog>
+      </DialogActions>
+    </Dialog>
   )
 }

@@ -1,21 +1,21 @@
-import { Loader2, RotateCw } from 'lucide-react'
+import { Loader2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { isRouteErrorResponse, Link, redirect, useNavigation, useRevalidator } from 'react-router'
+import { Link, redirect, useNavigation } from 'react-router'
 import { PageMeta } from '#app/components/page-meta.tsx'
+import { RouteErrorBoundary } from '#app/components/route-error-boundary.tsx'
 import { Pagination } from '#app/features/catalogue/components/pagination.tsx'
 import { RoleCard, RoleGrid } from '#app/features/catalogue/components/role-card.tsx'
 import { TagFilter } from '#app/features/catalogue/components/tag-filter.tsx'
 import { type ListState, listSearch } from '#app/features/catalogue/list-url.ts'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
+import { isServiceError } from '#app/lib/service-error.server.ts'
 import { ROLE_SORTS } from '#contracts/catalogue.ts'
 import { roleListQuery } from '#contracts/catalogue-schemas.ts'
 import { localizePath } from '#contracts/locales.ts'
 import type { Route } from './+types/characters.ts'
 
 export const handle = { i18n: ['catalogue'] }
-
-type ServiceError = { status?: number; details?: { path?: string; lastPage?: number }[] }
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { catalogue, viewer } = context.get(appLoadContext)
@@ -43,11 +43,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     ])
     return { list, tags, state }
   } catch (error) {
-    const problem = (error as ServiceError).details?.[0]
-    if ((error as ServiceError).status === 400 && problem?.path === 'page') {
+    const problem = isServiceError(error, 'VALIDATION_ERROR') ? error.details?.[0] : undefined
+    if (problem?.path === 'page') {
       throw redirect(listPath + listSearch({ ...state, page: Math.max(problem.lastPage ?? 1, 1) }))
     }
-    if ((error as ServiceError).status === 400 && problem?.path === 'tags') {
+    if (problem?.path === 'tags') {
       throw redirect(listPath + listSearch({ ...state, tags: [], page: 1 }))
     }
     throw error
@@ -150,31 +150,7 @@ export default function Characters({ loaderData, params }: Route.ComponentProps)
   )
 }
 
-/** 'Load Failed: {reason}' with Retry, when the list could not be loaded. */
+/** A failed load keeps the page and offers Retry (app/components/route-error-boundary.tsx). */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const { t } = useTranslation(['catalogue', 'common'])
-  const revalidator = useRevalidator()
-  const offline = error instanceof TypeError || (typeof navigator !== 'undefined' && !navigator.onLine)
-  const reason = offline
-    ? t('common:apiErrors.NETWORK_ERROR')
-    : isRouteErrorResponse(error) && error.status === 503
-      ? t('common:apiErrors.SERVICE_UNAVAILABLE')
-      : t('common:apiErrors.INTERNAL_ERROR')
-  return (
-    <div
-      role="alert"
-      className="mx-auto mt-10 max-w-lg rounded-2xl border border-rose-900 bg-rose-950/40 p-6 text-center"
-    >
-      <p className="font-semibold">{t('catalogue:list.loadFailed', { reason })}</p>
-      <button
-        type="button"
-        className="button-primary mt-4"
-        onClick={() => revalidator.revalidate()}
-        disabled={revalidator.state === 'loading'}
-      >
-        <RotateCw aria-hidden="true" className="size-4" />
-        {t('catalogue:list.retry')}
-      </button>
-    </div>
-  )
+  return <RouteErrorBoundary error={error} retryIn="catalogue" />
 }

@@ -9,7 +9,7 @@ import { GoogleButton } from '#app/features/accounts/components/google-button.ts
 import { HumanCheck, type HumanCheckProblem } from '#app/features/accounts/components/human-check.tsx'
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
-import { ApiError } from '#app/lib/http.ts'
+import { isApiError } from '#app/lib/http.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { storeTokens } from '#app/lib/session.ts'
 import { localizePath } from '#contracts/locales.ts'
@@ -53,23 +53,9 @@ export default function Login({ params }: Route.ComponentProps) {
       // Back to where the user was: same-origin paths only.
       navigate(safeRedirectPath(search.get('redirect_url'), localizePath(locale, '/')), { replace: true })
     } catch (failure) {
-      if (
-        failure instanceof ApiError &&
-        [
-          'INVALID_CREDENTIALS',
-          'EMAIL_NOT_VERIFIED',
-          'RATE_LIMITED',
-          'VALIDATION_ERROR',
-          'HUMAN_VERIFICATION_REQUIRED',
-          'VERIFICATION_FAILED',
-        ].includes(failure.error)
-      ) {
-        setError(apiErrorMessage(tCommon, failure))
-        setUnverified(failure.error === 'EMAIL_NOT_VERIFIED')
-        if (failure.error === 'HUMAN_VERIFICATION_REQUIRED') setHumanCheck(true)
-      } else {
-        setError(t('login.failed'))
-      }
+      setError(apiErrorMessage(tCommon, failure, { otherwise: t('login.failed') }))
+      setUnverified(isApiError(failure, 'EMAIL_NOT_VERIFIED'))
+      if (isApiError(failure, 'HUMAN_VERIFICATION_REQUIRED')) setHumanCheck(true)
       // A solved puzzle is good for one try: get a fresh one.
       if (token) {
         setToken('')

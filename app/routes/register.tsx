@@ -8,7 +8,6 @@ import { GoogleButton } from '#app/features/accounts/components/google-button.ts
 import { HumanCheck, type HumanCheckProblem } from '#app/features/accounts/components/human-check.tsx'
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
-import { ApiError } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { USERNAME_MAX, USERNAME_MIN } from '#contracts/accounts.ts'
@@ -48,17 +47,15 @@ export default function Register({ params }: Route.ComponentProps) {
       notify(t('register.success'), { type: 'success' })
       setRegisteredEmail(fields.email.trim())
     } catch (failure) {
-      if (failure instanceof ApiError && failure.error === 'VERIFICATION_FAILED') {
-        const reason = (failure.details as { reason?: string } | undefined)?.reason
-        setError(t('register.verificationFailed', { error: reason ?? t('register.unknownError') }))
-      } else if (
-        failure instanceof ApiError &&
-        ['VALIDATION_ERROR', 'WEAK_PASSWORD', 'USERNAME_TAKEN', 'RATE_LIMITED'].includes(failure.error)
-      ) {
-        setError(apiErrorMessage(tCommon, failure))
-      } else {
-        setError(t('register.failed'))
-      }
+      setError(
+        apiErrorMessage(tCommon, failure, {
+          own: {
+            VERIFICATION_FAILED: (details) =>
+              t('register.verificationFailed', { error: details?.reason ?? t('register.unknownError') }),
+          },
+          otherwise: t('register.failed'),
+        }),
+      )
       // A solved puzzle is good for one try: get a fresh one.
       setToken('')
       setWidgetKey((k) => k + 1)

@@ -80,9 +80,20 @@ describe.skipIf(!chromiumPath)('the account page in a browser', () => {
     expect(data.profile).toMatchObject({ username: leaver.username, email: leaver.email })
     expect(JSON.stringify(data)).not.toContain('passwordHash')
 
+    // The app's one dialog shell: named and described, focus inside, Escape closes it and gives
+    // focus back to the button that opened it.
+    await page.getByTestId('delete-account').focus()
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'Delete your account for good?' })
+    await dialog.waitFor()
+    expect(await dialog.getAttribute('aria-describedby')).toBeTruthy()
+    expect(await dialog.evaluate((element) => element.contains(document.activeElement))).toBe(true)
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('delete-account')
+
     // A wrong password is refused in words, and nothing happens.
     await page.getByTestId('delete-account').click()
-    const dialog = page.getByRole('dialog', { name: 'Delete your account for good?' })
     await dialog.waitFor()
     await dialog.getByLabel('Enter your password to confirm').fill('not my password')
     await dialog.getByRole('button', { name: 'Delete for good' }).click()

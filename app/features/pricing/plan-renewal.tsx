@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { ConfirmDialog } from '#app/components/confirm-dialog.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDate } from '#app/lib/format.ts'
-import { ApiError } from '#app/lib/http.ts'
+import { isApiError } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import type { Locale } from '#contracts/locales.ts'
 import type { SubscriptionView } from '#contracts/payments-schemas.ts'
@@ -22,8 +22,9 @@ function useRenewalError() {
   const { t } = useTranslation('pricing')
   const { t: tCommon } = useTranslation()
   return (error: unknown) => {
-    if (error instanceof ApiError && error.error === 'SERVICE_UNAVAILABLE') return t('manage.providerDown')
-    if (error instanceof ApiError && error.error === 'CONFLICT') return t('manage.providerRefused')
+    if (isApiError(error, 'SERVICE_UNAVAILABLE')) return t('manage.providerDown')
+    if (isApiError(error, 'CONFLICT') && error.details?.reason === 'provider-refused')
+      return t('manage.providerRefused')
     return t('manage.failed', { reason: apiErrorMessage(tCommon, error) })
   }
 }

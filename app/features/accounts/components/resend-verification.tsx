@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { resendVerification } from '#app/features/accounts/api/accounts.ts'
-import { ApiError } from '#app/lib/http.ts'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { isApiError } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { RESEND_COOLDOWN_SECONDS } from '#contracts/accounts.ts'
 
@@ -20,6 +21,7 @@ export function ResendVerification({
   label?: string
 }) {
   const { t } = useTranslation('auth')
+  const { t: tCommon } = useTranslation()
   const [seconds, setSeconds] = useState(startCountdown ? RESEND_COOLDOWN_SECONDS : 0)
   const [busy, setBusy] = useState(false)
 
@@ -40,9 +42,9 @@ export function ResendVerification({
       notify(t('register.resent'), { type: 'success' })
       setSeconds(RESEND_COOLDOWN_SECONDS)
     } catch (error) {
-      const wait = (error as ApiError).details as { retryAfterSeconds?: number } | undefined
-      if (error instanceof ApiError && error.code === 429 && wait?.retryAfterSeconds) setSeconds(wait.retryAfterSeconds)
-      else notify(t('register.resendFailed'), { type: 'error' })
+      const wait = isApiError(error, 'RATE_LIMITED') ? error.details?.retryAfterSeconds : undefined
+      if (wait) setSeconds(wait)
+      else notify(apiErrorMessage(tCommon, error, { otherwise: t('register.resendFailed') }), { type: 'error' })
     } finally {
       setBusy(false)
     }

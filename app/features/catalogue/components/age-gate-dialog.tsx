@@ -1,6 +1,7 @@
 import { ShieldAlert } from 'lucide-react'
-import { useEffect, useRef, useState } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { api } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 
@@ -10,20 +11,15 @@ import { notify } from '#app/lib/notify.tsx'
  */
 export function AgeGateDialog({ onConfirmed, onCancel }: { onConfirmed: () => void; onCancel: () => void }) {
   const { t } = useTranslation('catalogue')
-  const dialog = useRef<HTMLDialogElement>(null)
   const [busy, setBusy] = useState(false)
-
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
+  // Closed as soon as the server took the answer, while the page reloads its data behind it.
+  const [open, setOpen] = useState(true)
 
   const confirm = async () => {
     setBusy(true)
     try {
       await api('/public/age-confirmation', { method: 'POST', body: { confirmed: true } })
-      dialog.current?.close()
+      setOpen(false)
       onConfirmed()
     } catch {
       notify(t('ageGate.failed'), { type: 'error' })
@@ -33,31 +29,18 @@ export function AgeGateDialog({ onConfirmed, onCancel }: { onConfirmed: () => vo
   }
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby="age-gate-title"
-      aria-describedby="age-gate-text"
-      onCancel={(event) => {
-        event.preventDefault()
-        onCancel()
-      }}
-      className="m-auto w-[min(92vw,28rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-    >
+    <Dialog open={open} onClose={onCancel}>
       <ShieldAlert aria-hidden="true" className="size-10 text-rose-400" />
-      <h2 id="age-gate-title" className="mt-3 text-xl font-semibold">
-        {t('ageGate.title')}
-      </h2>
-      <p id="age-gate-text" className="mt-2 text-zinc-300">
-        {t('ageGate.text')}
-      </p>
-      <div className="mt-6 flex flex-wrap justify-end gap-2">
+      <DialogTitle className="mt-3">{t('ageGate.title')}</DialogTitle>
+      <DialogDescription className="mt-2 text-zinc-300">{t('ageGate.text')}</DialogDescription>
+      <DialogActions>
         <button type="button" className="button-ghost" onClick={onCancel}>
           {t('ageGate.cancel')}
         </button>
         <button type="button" className="button-primary" disabled={busy} onClick={confirm} data-testid="age-confirm">
           {t('ageGate.confirm')}
         </button>
-      </div>
-    </dialog>
+      </DialogActions>
+    </Dialog>
   )
 }

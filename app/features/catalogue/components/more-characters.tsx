@@ -2,6 +2,7 @@ import { Loader2 } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { getRoles } from '#app/features/catalogue/api/get-roles.ts'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { notify } from '#app/lib/notify.tsx'
 import type { RoleSummary } from '#contracts/catalogue.ts'
 import { type Locale, localizePath } from '#contracts/locales.ts'
@@ -24,6 +25,7 @@ export function MoreCharacters({
   hasMore: boolean
 }) {
   const { t } = useTranslation(['catalogue', 'common'])
+  const { t: tCommon } = useTranslation()
   const [roles, setRoles] = useState(initial)
   const [page, setPage] = useState(1)
   const [hasMore, setHasMore] = useState(initialHasMore)
@@ -43,8 +45,8 @@ export function MoreCharacters({
       setRoles([...roles, ...next.items.filter((r) => r.roleId !== excludeId && !seen.has(r.roleId))])
       setPage(page + 1)
       setHasMore(next.page < next.totalPages)
-    } catch {
-      notify(t('common:apiErrors.NETWORK_ERROR'), { type: 'error', group: 'more-characters' })
+    } catch (error) {
+      notify(apiErrorMessage(tCommon, error), { type: 'error', group: 'more-characters' })
     } finally {
       setLoading(false)
     }

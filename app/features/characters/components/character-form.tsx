@@ -2,7 +2,7 @@ import { BookOpen, Trash2 } from 'lucide-react'
 import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
-import { ApiError } from '#app/lib/http.ts'
+import { isApiError } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import type { Tag } from '#contracts/catalogue.ts'
 import {
@@ -28,10 +28,11 @@ const DRAFT_DELAY_MS = 300
 
 /** Field problems the server sent back (`details` of VALIDATION_ERROR, 413 and 415), if any. */
 function serverProblems(error: unknown): FieldProblem[] {
-  if (!(error instanceof ApiError) || !Array.isArray(error.details)) return []
-  return (error.details as Partial<FieldProblem>[]).filter(
-    (d): d is FieldProblem =>
-      typeof d.path === 'string' && (FIELD_PROBLEM_CODES as readonly string[]).includes(String(d.code)),
+  if (!isApiError(error, 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE')) return []
+  if (!Array.isArray(error.details)) return []
+  // Only the problems this form words (FIELD_PROBLEM_CODES); a schema refusal has no `code`.
+  return error.details.filter((d): d is FieldProblem =>
+    (FIELD_PROBLEM_CODES as readonly (string | undefined)[]).includes(d.code),
   )
 }
 

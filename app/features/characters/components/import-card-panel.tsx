@@ -2,11 +2,10 @@ import { FileUp, X } from 'lucide-react'
 import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
-import { ApiError } from '#app/lib/http.ts'
+import type { CardProblem } from '#contracts/api-errors.ts'
 import {
   CARD_IMPORT_ERRORS,
   CARD_REPORT_REASONS,
-  type CardImportError,
   type CardReportReason,
   type ImportResult,
 } from '#contracts/characters.ts'
@@ -40,14 +39,23 @@ export function ImportCardPanel({
     }
   }
 
+  /** A card the server could not read says why (`details.reason`); other failures get the common words. */
+  function cardProblemText(problem: CardProblem): string | undefined {
+    if (problem.reason === 'too_large' && problem.field)
+      return t('importErrors.too_large_field', { field: problem.field })
+    return (CARD_IMPORT_ERRORS as readonly string[]).includes(problem.reason)
+      ? t(`importErrors.${problem.reason}`)
+      : undefined
+  }
+
   function importErrorText(failure: unknown): string {
-    const details = failure instanceof ApiError ? (failure.details as { reason?: string; field?: string }) : null
-    const reason = details?.reason
-    if (reason === 'too_large' && details?.field) return t('importErrors.too_large_field', { field: details.field })
-    if (reason && (CARD_IMPORT_ERRORS as readonly string[]).includes(reason)) {
-      return t(`importErrors.${reason as CardImportError}`)
-    }
-    return apiErrorMessage(tCommon, failure)
+    return apiErrorMessage(tCommon, failure, {
+      own: {
+        INVALID_CARD: cardProblemText,
+        // 413 is also the image size of the form; only a card has a `reason`.
+        PAYLOAD_TOO_LARGE: (details) => (details && !Array.isArray(details) ? cardProblemText(details) : undefined),
+      },
+    })
   }
 
   return (

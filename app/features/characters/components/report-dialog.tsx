@@ -1,6 +1,7 @@
 import { Flag } from 'lucide-react'
-import { useEffect, useRef, useState } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { CHARACTER_LIMITS, REPORT_REASONS, type ReportReason } from '#contracts/characters.ts'
@@ -24,17 +25,10 @@ export function ReportButton({ roleId, name }: { roleId: string; name: string })
 function ReportDialog({ roleId, name, onClose }: { roleId: string; name: string; onClose: () => void }) {
   const { t } = useTranslation('characters-edit')
   const { t: tCommon } = useTranslation()
-  const dialog = useRef<HTMLDialogElement>(null)
   const [reason, setReason] = useState<ReportReason | null>(null)
   const [text, setText] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
-
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
 
   const send = async (event: React.FormEvent) => {
     event.preventDefault()
@@ -53,23 +47,10 @@ function ReportDialog({ roleId, name, onClose }: { roleId: string; name: string;
   }
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby="report-title"
-      aria-describedby="report-text"
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
-      className="m-auto w-[min(92vw,32rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-    >
+    <Dialog onClose={onClose} size="lg">
       <form onSubmit={send}>
-        <h2 id="report-title" className="text-xl font-semibold">
-          {t('report.title', { name })}
-        </h2>
-        <p id="report-text" className="mt-2 text-sm text-zinc-300">
-          {t('report.text')}
-        </p>
+        <DialogTitle>{t('report.title', { name })}</DialogTitle>
+        <DialogDescription className="mt-2 text-sm text-zinc-300">{t('report.text')}</DialogDescription>
         <fieldset className="mt-4">
           <legend className="mb-2 text-sm font-medium">{t('report.reason')}</legend>
           <div className="space-y-1">
@@ -108,15 +89,15 @@ function ReportDialog({ roleId, name, onClose }: { roleId: string; name: string;
             {error}
           </p>
         ) : null}
-        <div className="mt-6 flex flex-wrap justify-end gap-2">
+        <DialogActions>
           <button type="button" className="button-ghost" onClick={onClose}>
             {t('report.cancel')}
           </button>
           <button type="submit" className="button-primary" disabled={busy || !reason}>
             {busy ? t('report.sending') : t('report.send')}
           </button>
-        </div>
+        </DialogActions>
       </form>
-    </dialog>
+    </Dialog>
   )
 }

@@ -1,6 +1,7 @@
 import { WifiOff } from 'lucide-react'
-import { useEffect, useId, useRef, useState } from 'react'
+import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 
 /** 'Connection Error' with Show/Hide Details and Close (spec section 3), plus a one-click retry. */
 export function ConnectionErrorDialog({
@@ -15,34 +16,14 @@ export function ConnectionErrorDialog({
   onRetry?: () => void
 }) {
   const { t } = useTranslation('chat')
-  const dialog = useRef<HTMLDialogElement>(null)
   const [open, setOpen] = useState(false)
   const id = useId()
 
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
-
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-text`}
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
-      className="m-auto w-[min(92vw,30rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-    >
+    <Dialog onClose={onClose} size="md">
       <WifiOff aria-hidden="true" className="size-9 text-rose-400" />
-      <h2 id={`${id}-title`} className="mt-3 text-xl font-semibold">
-        {t('connection.title')}
-      </h2>
-      <p id={`${id}-text`} className="mt-2 text-zinc-300">
-        {message}
-      </p>
+      <DialogTitle className="mt-3">{t('connection.title')}</DialogTitle>
+      <DialogDescription className="mt-2 text-zinc-300">{message}</DialogDescription>
       <button
         type="button"
         className="button-ghost mt-3 px-0"
@@ -60,7 +41,7 @@ export function ConnectionErrorDialog({
           {details}
         </pre>
       ) : null}
-      <div className="mt-6 flex flex-wrap justify-end gap-2">
+      <DialogActions>
         <button type="button" className="button-ghost" onClick={onClose}>
           {t('connection.close')}
         </button>
@@ -69,7 +50,7 @@ export function ConnectionErrorDialog({
             {t('retry')}
           </button>
         ) : null}
-      </div>
-    </dialog>
+      </DialogActions>
+    </Dialog>
   )
 }

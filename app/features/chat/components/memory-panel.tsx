@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState } from 'react'
+import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { updateMemory } from '#app/features/chat/api.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { notify } from '#app/lib/notify.tsx'
@@ -21,16 +22,9 @@ export function MemoryPanel({
 }) {
   const { t } = useTranslation('chat')
   const { t: tCommon } = useTranslation()
-  const dialog = useRef<HTMLDialogElement>(null)
   const [note, setNote] = useState(memory.note)
   const [busy, setBusy] = useState(false)
   const id = useId()
-
-  useEffect(() => {
-    const element = dialog.current
-    if (element && !element.open) element.showModal()
-    return () => element?.close()
-  }, [])
 
   const save = async () => {
     setBusy(true)
@@ -46,19 +40,9 @@ export function MemoryPanel({
   }
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={`${id}-title`}
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
-      className="m-auto w-[min(92vw,36rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-    >
-      <h2 id={`${id}-title`} className="text-xl font-semibold">
-        {t('memory.title')}
-      </h2>
-      <p className="mt-2 text-sm text-zinc-300">{t('memory.explain')}</p>
+    <Dialog onClose={onClose} size="xl">
+      <DialogTitle>{t('memory.title')}</DialogTitle>
+      <DialogDescription className="mt-2 text-sm text-zinc-300">{t('memory.explain')}</DialogDescription>
       {memory.note === '' ? <p className="mt-2 text-sm text-zinc-400">{t('memory.empty')}</p> : null}
       <label htmlFor={`${id}-note`} className="mt-4 block text-sm font-medium">
         {t('memory.label')}
@@ -71,14 +55,14 @@ export function MemoryPanel({
         rows={10}
         className="mt-1 w-full rounded-xl border border-zinc-700 bg-zinc-950 p-3 text-sm text-zinc-100"
       />
-      <div className="mt-4 flex justify-end gap-2">
+      <DialogActions className="mt-4 flex">
         <button type="button" className="button-ghost" onClick={onClose}>
           {t('memory.close')}
         </button>
         <button type="button" className="button-primary px-4 py-2" onClick={save} disabled={busy}>
           {t('memory.save')}
         </button>
-      </div>
-    </dialog>
+      </DialogActions>
+    </Dialog>
   )
 }

@@ -1,8 +1,8 @@
 import { X } from 'lucide-react'
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
+import { type ReactNode, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
-import { ApiError } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
 import type { Locale } from '#contracts/locales.ts'
 import { CONTACT_MESSAGE_MAX, CONTACT_MESSAGE_MIN, CONTACT_NAME_MAX } from '#contracts/site.ts'
@@ -35,20 +35,12 @@ export function ContactDialog({
 }) {
   const { t } = useTranslation('legal')
   const { t: tCommon } = useTranslation()
-  const dialog = useRef<HTMLDialogElement>(null)
   const id = useId()
   const [fields, setFields] = useState({ name: '', email: '', message: '' })
   const [token, setToken] = useState('')
   const [widgetKey, setWidgetKey] = useState(0)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
-
-  useEffect(() => {
-    const element = dialog.current
-    if (!element) return
-    if (open && !element.open) element.showModal()
-    if (!open && element.open) element.close()
-  }, [open])
 
   const problemMessages: Record<HumanCheckProblem, string> = {
     configError: t('contact.configError'),
@@ -74,14 +66,15 @@ export function ContactDialog({
       setFields({ name: '', email: '', message: '' })
       onClose()
     } catch (failure) {
-      if (failure instanceof ApiError && failure.error === 'VERIFICATION_FAILED') {
-        const reason = (failure.details as { reason?: string } | undefined)?.reason
-        setError(t('contact.verificationFailed', { error: reason ?? t('contact.unknownError') }))
-      } else if (failure instanceof ApiError && ['VALIDATION_ERROR', 'RATE_LIMITED'].includes(failure.error)) {
-        setError(apiErrorMessage(tCommon, failure))
-      } else {
-        setError(t('contact.failed'))
-      }
+      setError(
+        apiErrorMessage(tCommon, failure, {
+          own: {
+            VERIFICATION_FAILED: (details) =>
+              t('contact.verificationFailed', { error: details?.reason ?? t('contact.unknownError') }),
+          },
+          otherwise: t('contact.failed'),
+        }),
+      )
     } finally {
       // A solved puzzle is good for one try: get a fresh one.
       setToken('')
@@ -94,25 +87,14 @@ export function ContactDialog({
     setFields({ ...fields, [name]: event.target.value })
 
   return (
-    <dialog
-      ref={dialog}
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-intro`}
-      onClose={onClose}
-      className="m-auto w-[min(94vw,32rem)] rounded-2xl border border-zinc-700 bg-zinc-900 p-6 text-zinc-100 shadow-2xl backdrop:bg-black/70"
-      data-testid="contact-dialog"
-    >
+    <Dialog open={open} onClose={onClose} size="lg" testId="contact-dialog">
       <div className="flex items-start justify-between gap-4">
-        <h2 id={`${id}-title`} className="text-xl font-semibold">
-          {t('contact.title')}
-        </h2>
+        <DialogTitle>{t('contact.title')}</DialogTitle>
         <button type="button" className="icon-button -me-2 -mt-2" onClick={onClose} aria-label={t('contact.cancel')}>
           <X aria-hidden="true" className="size-5" />
         </button>
       </div>
-      <p id={`${id}-intro`} className="mt-1 text-sm text-zinc-400">
-        {t('contact.intro')}
-      </p>
+      <DialogDescription className="mt-1 text-sm text-zinc-400">{t('contact.intro')}</DialogDescription>
       {open ? (
         <form onSubmit={submit} noValidate className="mt-5 space-y-4">
           {error ? (
@@ -173,16 +155,16 @@ export function ContactDialog({
           <div key={widgetKey}>
             {humanCheck({ onToken: setToken, onProblem: (problem) => setError(problemMessages[problem]) })}
           </div>
-          <div className="flex flex-wrap justify-end gap-2 pt-2">
+          <DialogActions className="flex flex-wrap pt-2">
             <button type="button" className="button-ghost" onClick={onClose}>
               {t('contact.cancel')}
             </button>
             <button type="submit" className="button-primary" disabled={busy}>
               {busy ? t('contact.sending') : t('contact.send')}
             </button>
-          </div>
+          </DialogActions>
         </form>
       ) : null}
-    </dialog>
+    </Dialog>
   )
 }

@@ -1,0 +1,66 @@
+import { Brain, Trash2 } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import type { ContextUsage } from '#contracts/chat.ts'
+
+type Props = {
+  /** The character's name, or null while the chat loads. */
+  name: string | null
+  avatar: string | null
+  busy: boolean
+  context: ContextUsage | null | undefined
+  canOpenMemory: boolean
+  onOpenMemory: () => void
+  onDelete: () => void
+}
+
+/** The chat's top line: who, whether a reply is being written, how full the context is, memory and delete. */
+export function ChatHeader({ name, avatar, busy, context, canOpenMemory, onOpenMemory, onDelete }: Props) {
+  const { t } = useTranslation('chat')
+  return (
+    <header className="flex items-center gap-3 border-b border-zinc-800 pb-3">
+      <img
+        src={avatar ?? '/default-avatar.svg'}
+        alt=""
+        width={44}
+        height={44}
+        className="size-11 rounded-full object-cover"
+      />
+      <div className="min-w-0 flex-1">
+        <h1 className="truncate text-lg font-semibold text-zinc-50">{name ?? t('loading')}</h1>
+        <p className="flex items-center gap-1.5 text-xs text-zinc-400" data-testid="chat-status">
+          <span aria-hidden="true" className={`size-2 rounded-full ${busy ? 'bg-amber-400' : 'bg-emerald-400'}`} />
+          {busy ? t('status.typing') : t('status.online')}
+        </p>
+      </div>
+      {context ? (
+        <div className="hidden w-40 sm:block" title={context.trimmed ? t('context.trimmed') : undefined}>
+          <label htmlFor="context-gauge" className="block text-xs text-zinc-400">
+            {t('context.label')}
+          </label>
+          <progress
+            id="context-gauge"
+            className="context-gauge h-1.5 w-full"
+            max={context.budgetTokens}
+            value={Math.min(context.usedTokens, context.budgetTokens)}
+          />
+          <span className="block text-xs tabular-nums text-zinc-400">
+            {t('context.value', { used: context.usedTokens, budget: context.budgetTokens })}
+          </span>
+        </div>
+      ) : null}
+      <button type="button" className="button-ghost" onClick={onOpenMemory} disabled={!canOpenMemory}>
+        <Brain aria-hidden="true" className="size-4" />
+        {t('memory.open')}
+      </button>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label={t('deleteChat')}
+        title={t('deleteChat')}
+        onClick={onDelete}
+      >
+        <Trash2 aria-hidden="true" className="size-4" />
+      </button>
+    </header>
+  )
+}

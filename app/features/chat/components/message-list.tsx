@@ -1,0 +1,78 @@
+import type { RefObject } from 'react'
+import { useTranslation } from 'react-i18next'
+import type { ChatMessage } from '#contracts/chat.ts'
+import { MessageItem, StreamingItem } from './message-item.tsx'
+
+type Props = {
+  scroller: RefObject<HTMLDivElement | null>
+  onScroll: () => void
+  /** The chat has loaded (before that, no "start chatting" line). */
+  loaded: boolean
+  messages: ChatMessage[]
+  roleName: string
+  roleAvatar: string | null
+  busy: boolean
+  hasEarlier: boolean
+  pendingUser: string | null
+  streaming: string | null
+  onLoadEarlier: () => void
+  onSwipe: (message: ChatMessage, direction: -1 | 1) => void
+  onRegenerate: () => void
+  onEdit: (message: ChatMessage, content: string) => void
+  onDelete: (message: ChatMessage) => void
+}
+
+/** The conversation: earlier pages on demand, the messages, the one being sent and the reply streaming in. */
+export function MessageList(props: Props) {
+  const { messages, roleName, roleAvatar, busy, pendingUser, streaming } = props
+  const { t } = useTranslation('chat')
+  const lastReplyIndex = messages.findLastIndex((m) => m.author === 'assistant')
+  return (
+    <div
+      ref={props.scroller}
+      onScroll={props.onScroll}
+      className="flex-1 overflow-y-auto py-4"
+      aria-live="polite"
+      aria-busy={busy}
+    >
+      {props.hasEarlier ? (
+        <div className="mb-4 text-center">
+          <button type="button" className="button-ghost" onClick={props.onLoadEarlier}>
+            {t('loadEarlier')}
+          </button>
+        </div>
+      ) : null}
+      {props.loaded && messages.length === 0 && pendingUser === null ? (
+        <p className="py-12 text-center text-zinc-400">{t('startChatting', { name: roleName })}</p>
+      ) : null}
+      <ol className="space-y-4">
+        {messages.map((message, index) => (
+          <MessageItem
+            key={message.id}
+            message={message}
+            roleName={roleName}
+            roleAvatar={roleAvatar}
+            isLast={index === lastReplyIndex && index === messages.length - 1}
+            busy={busy}
+            onSwipe={(direction) => props.onSwipe(message, direction)}
+            onRegenerate={props.onRegenerate}
+            onEdit={(content) => props.onEdit(message, content)}
+            onDelete={() => props.onDelete(message)}
+            onDiscard={() => props.onDelete(message)}
+          />
+        ))}
+        {pendingUser !== null ? (
+          <li className="flex flex-row-reverse gap-3 opacity-70">
+            <div className="max-w-[85%] text-end">
+              <span className="text-xs font-medium text-zinc-400">{t('me')}</span>
+              <p className="mt-1 whitespace-pre-wrap rounded-2xl bg-violet-700 px-4 py-2 text-start text-white">
+                {pendingUser}
+              </p>
+            </div>
+          </li>
+        ) : null}
+        {streaming !== null ? <StreamingItem text={streaming} roleName={roleName} roleAvatar={roleAvatar} /> : null}
+      </ol>
+    </div>
+  )
+}

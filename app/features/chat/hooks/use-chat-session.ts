@@ -1,0 +1,81 @@
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react'
+import { getMessages, getModels, getSession } from '#app/features/chat/api.ts'
+import type { ChatMessage, ChatSessionDetail, PublicModel } from '#contracts/chat.ts'
+
+export type ChatSession = {
+  session: ChatSessionDetail | null
+  setSession: Dispatch<SetStateAction<ChatSessionDetail | null>>
+  /** Oldest first, as shown. */
+  messages: ChatMessage[]
+  setMessages: Dispatch<SetStateAction<ChatMessage[]>>
+  /** Where the next page of earlier messages starts; null when all are loaded. */
+  nextBefore: number | null
+  /** Why the chat could not be opened (to word with apiErrorMessage), or null. */
+  loadFailure: { error: unknown } | null
+  models: PublicModel[]
+  modelId: string
+  setModelId: (modelId: string) => void
+  /** Loads the session and its newest messages again: the server is the record after a failure. */
+  reload: () => Promise<{ detail: ChatSessionDetail; page: { items: ChatMessage[] } }>
+  /** Prepends the previous page of messages. */
+  loadEarlier: () => Promise<void>
+}
+
+/** One conversation as the server holds it: its details, its messages (newest page first) and the models. */
+export function useChatSession(sessionId: string): ChatSession {
+  const [session, setSession] = useState<ChatSessionDetail | null>(null)
+  const [messages, setMessages] = useState<ChatMessage[]>([])
+  const [nextBefore, setNextBefore] = useState<number | null>(null)
+  const [loadFailure, setLoadFailure] = useState<{ error: unknown } | null>(null)
+  const [models, setModels] = useState<PublicModel[]>([])
+  const [modelId, setModelId] = useState('')
+
+  const reload = useCallback(async () => {
+    const [detail, page] = await Promise.all([getSession(sessionId), getMessages(sessionId)])
+    setSession(detail)
+    setMessages([...page.items].reverse())
+    setNextBefore(page.nextBefore)
+    return { detail, page }
+  }, [sessionId])
+
+  useEffect(() => {
+    let cancelled = false
+    setSession(null)
+    setMessages([])
+    setLoadFailure(null)
+    Promise.all([reload(), getModels()]).then(
+      ([{ detail }, list]) => {
+        if (cancelled) return
+        setModels(list.models)
+        setModelId(detail.modelId ?? list.defaultModelId)
+      },
+      (error: unknown) => {
+        if (!cancelled) setLoadFailure({ error })
+      },
+    )
+    return () => {
+      cancelled = true
+    }
+  }, [reload])
+
+  const loadEarlier = async () => {
+    if (nextBefore === null) return
+    const page = await getMessages(sessionId, nextBefore)
+    setMessages((list) => [...[...page.items].reverse(), ...list])
+    setNextBefore(page.nextBefore)
+  }
+
+  return {
+    session,
+    setSession,
+    messages,
+    setMessages,
+    nextBefore,
+    loadFailure,
+    models,
+    modelId,
+    setModelId,
+    reload,
+    loadEarlier,
+  }
+}

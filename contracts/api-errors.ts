@@ -1,0 +1,60 @@
+import type { ErrorCode } from './api.ts'
+import type { CardImportError } from './characters.ts'
+import type { ChatMessage, ModelFailureKind } from './chat.ts'
+
+/**
+ * What `details` holds for each error code, so that the server's services, the pages' loaders and
+ * the browser read it by type instead of guessing from its shape. A code missing here carries no
+ * details. `undefined` in a union: the code is also thrown without details (by a generic helper).
+ */
+
+/** One refused input: from the schema validator (`path`, `message`, `in`) or a service's own check. */
+export type RefusedField = {
+  /** Dotted path of the field: `page`, `tags`, `alternateGreetings.2`. */
+  path: string
+  message?: string
+  /** Where the field was: `body`, `querystring`, `params`. */
+  in?: string
+  /** A machine reason the form words itself (FIELD_PROBLEM_CODES of contracts/characters.ts). */
+  code?: string
+  limit?: number
+  /** A page past the end of a list: the last page there is. */
+  lastPage?: number
+}
+
+/** A character card that could not be read (INVALID_CARD, or 413 for its sizes). */
+export type CardProblem = { reason: CardImportError; field?: string; limit?: number }
+
+/** A reply that failed while it was written (MODEL_ERROR, or SERVICE_UNAVAILABLE when the server stopped). */
+export type ReplyFailure = {
+  kind: ModelFailureKind | null
+  /** The text received before the failure was stored as an interrupted reply. */
+  partialKept: boolean
+  reply: ChatMessage | null
+  userMessageId?: number | null
+}
+
+export type ErrorDetailsByCode = {
+  VALIDATION_ERROR: RefusedField[] | undefined
+  PAYLOAD_TOO_LARGE: RefusedField[] | CardProblem | undefined
+  UNSUPPORTED_MEDIA_TYPE: RefusedField[] | undefined
+  WEAK_PASSWORD: RefusedField[]
+  USERNAME_TAKEN: RefusedField[]
+  RATE_LIMITED: { retryAfterSeconds: number } | undefined
+  /** The human check's own reason (a Turnstile or ALTCHA error code). */
+  VERIFICATION_FAILED: { reason: string }
+  FORBIDDEN: { reason: 'ADULT_CONTENT' } | undefined
+  CONFLICT: { reason: 'subscription-renews' | 'provider-refused' | 'not-renewable' } | undefined
+  INSUFFICIENT_DIAMONDS: { needed: number; balance?: number; userMessageId?: number | null }
+  MESSAGE_TOO_LONG: { maxLength: number; length: number }
+  MODEL_UNAVAILABLE: { chatModelId: string }
+  PREMIUM_REQUIRES_PLAN: { chatModelId: string; planId: string }
+  MODEL_ERROR: ReplyFailure
+  SERVICE_UNAVAILABLE: ReplyFailure | undefined
+  INVALID_CARD: CardProblem
+  ALREADY_SUBSCRIBED: { planId: string }
+  PLAN_CHANGE_NOT_ALLOWED: { reason: 'downgrade' | 'card-plan-renews' | 'one-off-plan-runs' }
+}
+
+/** The `details` of an error with code `C`. */
+export type ErrorDetails<C extends ErrorCode> = C extends keyof ErrorDetailsByCode ? ErrorDetailsByCode[C] : undefined
