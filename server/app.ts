@@ -221,9 +221,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await api.register(blogRoutes(services.blog))
       await api.register(sitemapApiRoutes(services.sitemap))
       await api.register(contactRoutes(services.contact))
-      await api.register(
-        webhookRoutes(services.payments, { ...services.gateways, btcpayStoreId: config.btcpay.storeId }),
-      )
+      await api.register(webhookRoutes(services.payments, services.gateways))
       api.setNotFoundHandler((request, reply) =>
         reply.status(404).send({
           code: 404,

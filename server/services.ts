@@ -26,10 +26,9 @@ import { createContactService } from '#server/modules/links/contact.service.ts'
 import { LINKS_FILE, loadFriendshipLinks } from '#server/modules/links/friendship-links.ts'
 import { createMailer, describeMailError, isPermanentMailError } from '#server/modules/mail/mailer.ts'
 import { loadModelRegistry } from '#server/modules/models/models.ts'
-import { createBtcpayGateway } from '#server/modules/payments/btcpay-gateway.ts'
+import { createPaymentGateways } from '#server/modules/payments/gateways.ts'
 import { createPaymentsRepo } from '#server/modules/payments/payments.repo.ts'
 import { createPaymentsService } from '#server/modules/payments/payments.service.ts'
-import { createStripeGateway } from '#server/modules/payments/stripe-gateway.ts'
 import { createPlansRepo } from '#server/modules/plans/plans.repo.ts'
 import { createPlansService, PLANS_FILE } from '#server/modules/plans/plans.service.ts'
 import { createSitemapService } from '#server/modules/sitemap/sitemap.service.ts'
@@ -85,32 +84,13 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     publicUrl: config.publicUrl,
   })
   const googleSignIn = createGoogleSignIn(config, kv)
-  const { stripe: stripeKeys, btcpay: btcpayKeys } = config
-  const gateways = {
-    stripe:
-      stripeKeys.secretKey && stripeKeys.webhookSecret
-        ? createStripeGateway({
-            secretKey: stripeKeys.secretKey,
-            webhookSecret: stripeKeys.webhookSecret,
-            apiUrl: stripeKeys.apiUrl,
-          })
-        : undefined,
-    btcpay:
-      btcpayKeys.url && btcpayKeys.apiKey && btcpayKeys.storeId && btcpayKeys.webhookSecret
-        ? createBtcpayGateway({
-            url: btcpayKeys.url,
-            apiKey: btcpayKeys.apiKey,
-            storeId: btcpayKeys.storeId,
-            webhookSecret: btcpayKeys.webhookSecret,
-          })
-        : undefined,
-  }
+  // The payment providers whose keys are set, and the sandbox (server/modules/payments/README.md).
+  const gateways = createPaymentGateways(config)
   const payments = createPaymentsService({
     repo: createPaymentsRepo(db),
     plans,
     diamonds,
-    ...gateways,
-    sandbox: config.paymentsSandbox,
+    gateways,
     publicUrl: config.publicUrl,
     log,
     securityEvent: logSecurityEvent,

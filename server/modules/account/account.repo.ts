@@ -33,7 +33,7 @@ export function createAccountRepo(db: Db) {
     /**
      * A plan the provider still charges by itself (a Stripe subscription neither ended nor set to
      * end at its period end: active, or past due and being retried), whatever its period end says.
-     * The same rule as `renews()` in payments.service.ts.
+     * The same rule as `renews()` in payments/subscription-state.ts.
      */
     async findRenewingSubscription(userId: string) {
       const [row] = await db

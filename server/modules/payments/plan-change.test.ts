@@ -1,3 +1,7 @@
+// Over 400 lines: one scenario per plan-change rule of ADR 025, each driven through the whole API
+// (Stripe and BTCPay doubles), and they share the setup helpers at the top; split by rule they would
+// repeat them.
+
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { orders, subscriptions } from '#db/schema/payments.ts'

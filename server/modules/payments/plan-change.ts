@@ -57,6 +57,16 @@ export function decidePurchase(
   return { kind: 'upgrade' }
 }
 
+/** The end of one paid period starting at `from`: a calendar month or year later. */
+export function addPeriod(from: Date, cycle: BillingCycle): Date {
+  const end = new Date(from)
+  if (cycle === 'yearly') end.setUTCFullYear(end.getUTCFullYear() + 1)
+  else end.setUTCMonth(end.getUTCMonth() + 1)
+  // 31 January + 1 month is 3 March in JavaScript; clamp to the month's last day instead.
+  if (cycle === 'monthly' && end.getUTCDate() !== from.getUTCDate()) end.setUTCDate(0)
+  return end
+}
+
 const DAY_MS = 86_400_000
 /** The nominal length of a cycle, for converting time between plans (not for period ends). */
 const cycleMs = (cycle: BillingCycle) => (cycle === 'yearly' ? 365 : 30) * DAY_MS
@@ -71,4 +81,45 @@ export function convertTime(ms: number, from: Plan, fromCycle: BillingCycle, to:
   const toRate = pricePerMs(to, toCycle)
   if (ms <= 0 || toRate <= 0) return 0
   return Math.floor((ms * pricePerMs(from, fromCycle)) / toRate)
+}
+
+/**
+ * The plan a one-off (crypto) period paid while `running` runs turns into (ADR 025): the plan held
+ * is extended from its end; a higher plan starts now and the days left on the old one become days
+ * of the new one; a lower one (the state changed while its invoice was open) adds its worth in days
+ * of the plan held, so the money still buys time.
+ */
+export function oneOffPeriod(
+  running: Pick<SubscriptionRow, 'billingCycle' | 'currentPeriodEnd'>,
+  held: Plan,
+  bought: Plan,
+  boughtCycle: BillingCycle,
+  now: Date,
+): { planId: string; billingCycle: BillingCycle; currentPeriodEnd: Date } {
+  if (bought.planId === held.planId) {
+    return {
+      planId: held.planId,
+      billingCycle: boughtCycle,
+      currentPeriodEnd: addPeriod(running.currentPeriodEnd, boughtCycle),
+    }
+  }
+  const boughtEnd = addPeriod(now, boughtCycle)
+  if (bought.priceMonthly > held.priceMonthly) {
+    const left = running.currentPeriodEnd.getTime() - now.getTime()
+    return {
+      planId: bought.planId,
+      billingCycle: boughtCycle,
+      currentPeriodEnd: new Date(
+        boughtEnd.getTime() + convertTime(left, held, running.billingCycle, bought, boughtCycle),
+      ),
+    }
+  }
+  const boughtMs = boughtEnd.getTime() - now.getTime()
+  return {
+    planId: held.planId,
+    billingCycle: running.billingCycle,
+    currentPeriodEnd: new Date(
+      running.currentPeriodEnd.getTime() + convertTime(boughtMs, bought, boughtCycle, held, running.billingCycle),
+    ),
+  }
 }

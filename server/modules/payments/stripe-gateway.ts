@@ -1,27 +1,33 @@
 import Stripe from 'stripe'
-import type { BillingCycle } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
-import type { PaymentOutcome } from './payments.service.ts'
+import {
+  type CheckoutRequest,
+  headerValue,
+  type PaymentGateway,
+  type PaymentOutcome,
+  type PlanChangeRequest,
+  type ProviderDefinition,
+  type SubscriptionChanged,
+} from './gateway.ts'
 
 type Loose = Record<string, unknown> | null | undefined
 
-export type CheckoutRequest = {
-  orderId: string
-  userId: string
-  planId: string
-  planName: string
-  billingCycle: BillingCycle
-  amount: number
-  currency: string
-  successUrl: string
-  cancelUrl: string
-}
+const idOf = (value: unknown): string | undefined =>
+  typeof value === 'string'
+    ? value
+    : typeof (value as Loose)?.id === 'string'
+      ? String((value as Loose)?.id)
+      : undefined
 
 /**
  * Card subscriptions through Stripe Checkout (subscription mode) with the official SDK. `apiUrl`
  * points the SDK at another Stripe-compatible server (stripe-mock, or the test double).
  */
-export function createStripeGateway(options: { secretKey: string; webhookSecret: string; apiUrl?: string }) {
+export function createStripeGateway(options: {
+  secretKey: string
+  webhookSecret: string
+  apiUrl?: string | undefined
+}): PaymentGateway {
   const url = options.apiUrl ? new URL(options.apiUrl) : undefined
   const stripe = new Stripe(options.secretKey, {
     maxNetworkRetries: 1,
@@ -35,174 +41,197 @@ export function createStripeGateway(options: { secretKey: string; webhookSecret:
       : {}),
   })
 
-  return {
-    async createCheckout(request: CheckoutRequest): Promise<{ id: string; url: string }> {
-      const metadata = {
-        orderId: request.orderId,
-        userId: request.userId,
-        planId: request.planId,
-        billingCycle: request.billingCycle,
-      }
-      const session = await stripe.checkout.sessions.create(
-        {
-          mode: 'subscription',
-          client_reference_id: request.orderId,
-          line_items: [
-            {
-              quantity: 1,
-              price_data: {
-                currency: request.currency.toLowerCase(),
-                unit_amount: request.amount,
-                recurring: { interval: request.billingCycle === 'yearly' ? 'year' : 'month' },
-                product_data: { name: request.planName },
-              },
-            },
-          ],
-          metadata,
-          // Copied onto the subscription and its invoices, so renewals find their way back.
-          subscription_data: { metadata },
-          success_url: request.successUrl,
-          cancel_url: request.cancelUrl,
-        },
-        // A retried request creates no second session.
-        { idempotencyKey: `checkout:${request.orderId}` },
-      )
-      if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL')
-      return { id: session.id, url: session.url }
-    },
-
-    /**
-     * Stops (`true`) or restores (`false`) the renewal of a subscription at the end of its paid
-     * period. The key makes a retried or doubled request one change at Stripe; the caller makes it
-     * differ for each new intent (a key is answered from Stripe's cache for 24 hours).
-     */
-    async setCancelAtPeriodEnd(
-      subscriptionId: string,
-      cancelAtPeriodEnd: boolean,
-      idempotencyKey: string,
-    ): Promise<{ id: string; cancelAtPeriodEnd: boolean; status: string }> {
-      const subscription = await stripe.subscriptions.update(
-        subscriptionId,
-        { cancel_at_period_end: cancelAtPeriodEnd },
-        { idempotencyKey },
-      )
-      return {
-        id: subscription.id,
-        cancelAtPeriodEnd: subscription.cancel_at_period_end,
-        status: subscription.status,
-      }
-    },
-
-    /**
-     * Moves a subscription to another plan or cycle (ADR 025): its one item gets the new Price,
-     * Stripe invoices the prorated difference at once (`always_invoice`), and with
-     * `pending_if_incomplete` the change only takes effect if that invoice is paid; otherwise the
-     * answer carries `pending_update` and the subscription stays as it was. The Price is found by
-     * its lookup key (plan, cycle, amount, currency) or created once, carrying the plan in its
-     * metadata so the subscription's events say which plan it now is.
-     */
-    async changePlan(request: {
-      subscriptionId: string
-      planId: string
-      planName: string
-      billingCycle: BillingCycle
-      amount: number
-      currency: string
-      idempotencyKey: string
-    }): Promise<Stripe.Subscription> {
-      const subscription = await stripe.subscriptions.retrieve(request.subscriptionId)
-      const item = subscription.items.data[0]
-      if (!item) throw new Error(`Stripe subscription ${request.subscriptionId} has no item`)
-      const currency = request.currency.toLowerCase()
-      const lookupKey = `taleweave:${request.planId}:${request.billingCycle}:${request.amount}:${currency}`
-      const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 })
-      const price =
-        found.data[0] ??
-        (await stripe.prices.create(
+  async function startCheckout(request: CheckoutRequest) {
+    const metadata = {
+      orderId: request.orderId,
+      userId: request.userId,
+      planId: request.planId,
+      billingCycle: request.billingCycle,
+    }
+    const session = await stripe.checkout.sessions.create(
+      {
+        mode: 'subscription',
+        client_reference_id: request.orderId,
+        line_items: [
           {
-            currency,
-            unit_amount: request.amount,
-            recurring: { interval: request.billingCycle === 'yearly' ? 'year' : 'month' },
-            product_data: { name: request.planName },
-            lookup_key: lookupKey,
-            metadata: { planId: request.planId, billingCycle: request.billingCycle },
+            quantity: 1,
+            price_data: {
+              currency: request.currency.toLowerCase(),
+              unit_amount: request.amount,
+              recurring: { interval: request.billingCycle === 'yearly' ? 'year' : 'month' },
+              product_data: { name: request.planName },
+            },
           },
-          { idempotencyKey: `price:${lookupKey}` },
-        ))
-      return stripe.subscriptions.update(
-        request.subscriptionId,
+        ],
+        metadata,
+        // Copied onto the subscription and its invoices, so renewals find their way back.
+        subscription_data: { metadata },
+        success_url: request.successUrl,
+        cancel_url: request.cancelUrl,
+      },
+      // A retried request creates no second session.
+      { idempotencyKey: `checkout:${request.orderId}` },
+    )
+    if (!session.url) throw new Error('Stripe returned a Checkout Session without a URL')
+    return { providerRef: session.id, paymentUrl: session.url }
+  }
+
+  /**
+   * Moves a subscription to another plan or cycle (ADR 025): its one item gets the new Price,
+   * Stripe invoices the prorated difference at once (`always_invoice`), and with
+   * `pending_if_incomplete` the change only takes effect if that invoice is paid; otherwise the
+   * answer carries `pending_update` and the subscription stays as it was. The Price is found by
+   * its lookup key (plan, cycle, amount, currency) or created once, carrying the plan in its
+   * metadata so the subscription's events say which plan it now is.
+   */
+  async function changePlan(request: PlanChangeRequest): Promise<SubscriptionChanged> {
+    const subscription = await stripe.subscriptions.retrieve(request.providerSubscriptionId)
+    const item = subscription.items.data[0]
+    if (!item) throw new Error(`Stripe subscription ${request.providerSubscriptionId} has no item`)
+    const currency = request.currency.toLowerCase()
+    const lookupKey = `taleweave:${request.planId}:${request.billingCycle}:${request.amount}:${currency}`
+    const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 })
+    const price =
+      found.data[0] ??
+      (await stripe.prices.create(
         {
-          items: [{ id: item.id, price: price.id }],
-          proration_behavior: 'always_invoice',
-          payment_behavior: 'pending_if_incomplete',
+          currency,
+          unit_amount: request.amount,
+          recurring: { interval: request.billingCycle === 'yearly' ? 'year' : 'month' },
+          product_data: { name: request.planName },
+          lookup_key: lookupKey,
+          metadata: { planId: request.planId, billingCycle: request.billingCycle },
         },
-        { idempotencyKey: request.idempotencyKey },
+        { idempotencyKey: `price:${lookupKey}` },
+      ))
+    const answer = await stripe.subscriptions.update(
+      request.providerSubscriptionId,
+      {
+        items: [{ id: item.id, price: price.id }],
+        proration_behavior: 'always_invoice',
+        payment_behavior: 'pending_if_incomplete',
+      },
+      { idempotencyKey: request.idempotencyKey },
+    )
+    // The prorated invoice was not paid: Stripe keeps the subscription as it was.
+    if (answer.pending_update) {
+      throw new AppError(402, 'PAYMENT_DECLINED', 'The card was declined; the plan did not change')
+    }
+    return subscriptionChange(answer as unknown as Record<string, unknown>)
+  }
+
+  /**
+   * Closes an open Checkout Session so it can no longer be paid (ADR 025), and says what became
+   * of it: `expired`, or `complete` when it was paid before we could close it. Stripe expires only
+   * an open session and refuses the rest, so a refusal is answered by reading the session; one
+   * Stripe does not know (`missing`) cannot be paid either. Outages throw.
+   */
+  async function expireCheckout(sessionId: string): Promise<'expired' | 'complete' | 'open' | 'missing'> {
+    const known = (status: string | null) => (status === 'expired' || status === 'complete' ? status : 'open')
+    try {
+      return known((await stripe.checkout.sessions.expire(sessionId)).status)
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error
+      if (error.code === 'resource_missing') return 'missing'
+      return known((await stripe.checkout.sessions.retrieve(sessionId)).status)
+    }
+  }
+
+  /**
+   * Ends a second subscription a race let through (ADR 025) and gives its money back: cancelled
+   * at once without proration credit (`invoice_now` and `prorate` false: the refund returns it
+   * all), then every paid payment of its latest invoice refunded in full. Safe to run again: the
+   * keys make a retry one cancellation and one refund at Stripe, an ended subscription is not
+   * cancelled twice, and a payment refunded before (after the keys' 24 hours) counts as done.
+   */
+  async function cancelAndRefund(subscriptionId: string, orderId: string): Promise<{ refunded: number }> {
+    const subscription = await stripe.subscriptions.retrieve(subscriptionId)
+    if (subscription.status !== 'canceled' && subscription.status !== 'incomplete_expired') {
+      await stripe.subscriptions.cancel(
+        subscriptionId,
+        { invoice_now: false, prorate: false },
+        { idempotencyKey: `duplicate:${subscriptionId}:cancel` },
       )
-    },
-
-    /**
-     * Closes an open Checkout Session so it can no longer be paid (ADR 025), and says what became
-     * of it: `expired`, or `complete` when it was paid before we could close it. Stripe expires only
-     * an open session and refuses the rest, so a refusal is answered by reading the session; one
-     * Stripe does not know (`missing`) cannot be paid either. Outages throw.
-     */
-    async expireCheckout(sessionId: string): Promise<'expired' | 'complete' | 'open' | 'missing'> {
-      const known = (status: string | null) => (status === 'expired' || status === 'complete' ? status : 'open')
+    }
+    const invoiceId =
+      typeof subscription.latest_invoice === 'string' ? subscription.latest_invoice : subscription.latest_invoice?.id
+    if (!invoiceId) return { refunded: 0 }
+    const payments = await stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid', limit: 10 })
+    let refunded = 0
+    for (const { payment } of payments.data) {
+      const intent = typeof payment.payment_intent === 'string' ? payment.payment_intent : payment.payment_intent?.id
+      const charge = typeof payment.charge === 'string' ? payment.charge : payment.charge?.id
+      const target = intent ? { payment_intent: intent } : charge ? { charge } : undefined
+      if (!target) continue
       try {
-        return known((await stripe.checkout.sessions.expire(sessionId)).status)
-      } catch (error) {
-        if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error
-        if (error.code === 'resource_missing') return 'missing'
-        return known((await stripe.checkout.sessions.retrieve(sessionId)).status)
-      }
-    },
-
-    /**
-     * Ends a second subscription a race let through (ADR 025) and gives its money back: cancelled
-     * at once without proration credit (`invoice_now` and `prorate` false: the refund returns it
-     * all), then every paid payment of its latest invoice refunded in full. Safe to run again: the
-     * keys make a retry one cancellation and one refund at Stripe, an ended subscription is not
-     * cancelled twice, and a payment refunded before (after the keys' 24 hours) counts as done.
-     */
-    async cancelAndRefund(subscriptionId: string, orderId: string): Promise<{ refunded: number }> {
-      const subscription = await stripe.subscriptions.retrieve(subscriptionId)
-      if (subscription.status !== 'canceled' && subscription.status !== 'incomplete_expired') {
-        await stripe.subscriptions.cancel(
-          subscriptionId,
-          { invoice_now: false, prorate: false },
-          { idempotencyKey: `duplicate:${subscriptionId}:cancel` },
+        const refund = await stripe.refunds.create(
+          { ...target, reason: 'duplicate', metadata: { orderId, subscriptionId } },
+          { idempotencyKey: `duplicate:${subscriptionId}:refund:${intent ?? charge}` },
         )
+        refunded += refund.amount
+      } catch (error) {
+        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded')
+          continue
+        throw error
       }
-      const invoiceId =
-        typeof subscription.latest_invoice === 'string' ? subscription.latest_invoice : subscription.latest_invoice?.id
-      if (!invoiceId) return { refunded: 0 }
-      const payments = await stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid', limit: 10 })
-      let refunded = 0
-      for (const { payment } of payments.data) {
-        const intent = typeof payment.payment_intent === 'string' ? payment.payment_intent : payment.payment_intent?.id
-        const charge = typeof payment.charge === 'string' ? payment.charge : payment.charge?.id
-        const target = intent ? { payment_intent: intent } : charge ? { charge } : undefined
-        if (!target) continue
-        try {
-          const refund = await stripe.refunds.create(
-            { ...target, reason: 'duplicate', metadata: { orderId, subscriptionId } },
-            { idempotencyKey: `duplicate:${subscriptionId}:refund:${intent ?? charge}` },
-          )
-          refunded += refund.amount
-        } catch (error) {
-          if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded')
-            continue
-          throw error
-        }
-      }
-      return { refunded }
+    }
+    return { refunded }
+  }
+
+  return {
+    provider: 'stripe',
+    paymentTypes: ['card'],
+    startCheckout,
+
+    async closeCheckout(sessionId) {
+      const status = await expireCheckout(sessionId)
+      if (status === 'open') throw new Error(`Stripe left Checkout Session ${sessionId} open`)
+      return status === 'complete' ? 'paid' : 'closed'
     },
 
-    /** The event, when the signature over the exact raw body is Stripe's; throws otherwise. */
-    verify(rawBody: Buffer, signature: string): Stripe.Event {
-      return stripe.webhooks.constructEvent(rawBody, signature, options.webhookSecret)
+    /** The event, when the signature over the exact raw body is Stripe's; a 400 otherwise. */
+    async parseWebhook(rawBody, headers) {
+      let event: Stripe.Event
+      try {
+        event = stripe.webhooks.constructEvent(
+          rawBody,
+          headerValue(headers['stripe-signature']) ?? '',
+          options.webhookSecret,
+        )
+      } catch {
+        throw AppError.badRequest('Invalid signature')
+      }
+      return {
+        event: { id: event.id, type: event.type, at: new Date(event.created * 1000) },
+        outcome: stripeOutcome(event),
+      }
+    },
+
+    subscriptions: {
+      /**
+       * Sets `cancel_at_period_end`. The key makes a retried or doubled request one change at
+       * Stripe; the caller makes it differ for each new intent (Stripe answers a key from its cache
+       * for 24 hours).
+       */
+      async setRenewal(subscriptionId, renew, idempotencyKey) {
+        await stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: !renew }, { idempotencyKey })
+      },
+      changePlan,
+      cancelAndRefund,
+      failure: stripeFailure,
     },
   }
+}
+
+/** Card plans through Stripe, when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set. */
+export const stripeProvider: ProviderDefinition = {
+  provider: 'stripe',
+  name: 'Stripe',
+  paymentTypes: ['card'],
+  create: ({ stripe }) =>
+    stripe.secretKey && stripe.webhookSecret
+      ? createStripeGateway({ secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.apiUrl })
+      : undefined,
 }
 
 /**
@@ -218,13 +247,79 @@ export function stripeFailure(error: unknown): AppError {
   return new AppError(503, 'SERVICE_UNAVAILABLE', 'The payment provider could not be reached; nothing was changed')
 }
 
+/** What a Stripe event means for our orders and subscriptions; undefined for events we ignore. */
+export function stripeOutcome(event: Stripe.Event): PaymentOutcome | undefined {
+  const object = event.data.object as unknown as Record<string, unknown>
+  const metadata = (object.metadata ?? {}) as Record<string, string>
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded': {
+      if (object.mode !== 'subscription') return undefined
+      if (object.payment_status !== 'paid' && object.payment_status !== 'no_payment_required') return undefined
+      const orderId = metadata.orderId ?? (object.client_reference_id as string | undefined)
+      if (!orderId) return undefined
+      return {
+        kind: 'order-paid',
+        orderId,
+        providerSubscriptionId: idOf(object.subscription),
+        amount: typeof object.amount_total === 'number' ? object.amount_total : undefined,
+        currency: typeof object.currency === 'string' ? object.currency : undefined,
+      }
+    }
+    case 'checkout.session.async_payment_failed':
+    case 'checkout.session.expired': {
+      const orderId = metadata.orderId ?? (object.client_reference_id as string | undefined)
+      if (!orderId) return undefined
+      return {
+        kind: 'order-closed',
+        orderId,
+        status: event.type === 'checkout.session.expired' ? 'expired' : 'failed',
+      }
+    }
+    case 'invoice.paid':
+    case 'invoice.payment_failed': {
+      // The subscription moved under `parent.subscription_details` in recent API versions.
+      const details = ((object.parent as Loose)?.subscription_details ?? {}) as Record<string, unknown>
+      const subscriptionId = idOf(details.subscription) ?? idOf(object.subscription)
+      if (!subscriptionId) return undefined
+      const subMetadata = (details.metadata ?? {}) as Record<string, string>
+      if (object.billing_reason === 'subscription_create') {
+        // The first invoice may arrive before checkout.session.completed; either one settles the order.
+        if (event.type !== 'invoice.paid' || !subMetadata.orderId) return undefined
+        return { kind: 'order-paid', orderId: subMetadata.orderId, providerSubscriptionId: subscriptionId }
+      }
+      // A plan change whose prorated charge failed: with pending updates the subscription stays as
+      // it was and keeps renewing (ADR 025), so this is no failed renewal.
+      if (event.type === 'invoice.payment_failed' && object.billing_reason === 'subscription_update') return undefined
+      if (event.type === 'invoice.payment_failed')
+        return { kind: 'renewal-failed', providerSubscriptionId: subscriptionId }
+      const lines = ((object.lines as Loose)?.data ?? []) as { period?: { end?: number } }[]
+      const ends = lines.map((line) => line.period?.end ?? 0)
+      const periodEnd = Math.max(...ends, typeof object.period_end === 'number' ? object.period_end : 0)
+      return { kind: 'renewal-paid', providerSubscriptionId: subscriptionId, periodEnd: new Date(periodEnd * 1000) }
+    }
+    case 'customer.subscription.deleted': {
+      const endedAt = typeof object.ended_at === 'number' ? object.ended_at : event.created
+      return {
+        kind: 'subscription-ended',
+        providerSubscriptionId: String(object.id),
+        endedAt: new Date(endedAt * 1000),
+      }
+    }
+    case 'customer.subscription.updated':
+      return subscriptionChange(object)
+    default:
+      return undefined
+  }
+}
+
 /**
  * A Stripe subscription as it stands (from `customer.subscription.updated` or from the answer to our
  * own update): its renewal, status and, from its item's Price, the plan and cycle it now bills
  * (ADR 025). Prices made for a plan change carry the plan in their metadata; the Price Checkout
  * made inline has none, and the subscription's own metadata (set at Checkout) names the plan then.
  */
-export function subscriptionChange(object: Record<string, unknown>): PaymentOutcome {
+export function subscriptionChange(object: Record<string, unknown>): SubscriptionChanged {
   const metadata = (object.metadata ?? {}) as Record<string, string>
   const item = (((object.items as Loose)?.data ?? []) as Record<string, unknown>[])[0]
   const price = (item?.price ?? {}) as Record<string, unknown>
@@ -243,6 +338,3 @@ export function subscriptionChange(object: Record<string, unknown>): PaymentOutc
     periodEnd: typeof item?.current_period_end === 'number' ? new Date(item.current_period_end * 1000) : undefined,
   }
 }
-
-export type StripeGateway = ReturnType<typeof createStripeGateway>
-export type StripeEvent = Stripe.Event
