@@ -2,9 +2,9 @@ import { and, asc, count, eq, gt, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
 import type { Db } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
-import { subscriptions } from '#db/schema/payments.ts'
 import { roles } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
+import { heldPlanIdSql } from '#server/modules/entitlements/entitlements.repo.ts'
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export type { ChatMessageRow }
@@ -120,11 +120,9 @@ export function createChatRepo(db: Db) {
       roleSystemPrompt: sql<string | null>`${roles.cardExtras}->>'systemPrompt'`,
       rolePostHistoryInstructions: sql<string | null>`${roles.cardExtras}->>'postHistoryInstructions'`,
       username: users.username,
-      // The paid plan the user holds now (the rule of payments' currentSubscription), read here to
-      // save the model call one more query; null means the free plan.
-      paidPlanId: sql<string | null>`(
-        select ${subscriptions.planId} from ${subscriptions}
-        where ${subscriptions.userId} = ${chatSessions.userId} and ${subscriptions.currentPeriodEnd} > now())`,
+      // The paid plan the user holds now (the rule is entitlements'), read here to save the model
+      // call one more query; null means the free plan. What the plan allows comes from entitlements.
+      paidPlanId: heldPlanIdSql(sql`${chatSessions.userId}`),
     }
   }
   const findSessionQuery = db

@@ -11,16 +11,15 @@ import {
   type ModelFailureKind,
   messageLength,
 } from '#contracts/chat.ts'
-import type { Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
+import type { Entitlements, Reservation, TurnEntitlement } from '#server/modules/entitlements/entitlements.service.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
 import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
 import { completeChat, LlmError, streamChat } from '#server/modules/models/llm-client.ts'
-import type { ModelConfig, ModelRegistry } from '#server/modules/models/models.ts'
+import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
-import type { PlansService } from '#server/modules/plans/plans.service.ts'
 import type { ChatMessageRow, ChatRepo, SessionView, Tx } from './chat.repo.ts'
 import {
   buildPrompt,
@@ -36,9 +35,12 @@ import {
 
 export type ChatDeps = {
   repo: ChatRepo
-  models: ModelRegistry
-  plans: Pick<PlansService, 'listPlans'>
-  diamonds: Pick<DiamondsService, 'spend' | 'balanceOf' | 'hold' | 'settleHold' | 'refundHold'>
+  /** What the user may do and what it costs: plan, models, prices, the diamonds reserved (ADR 027). */
+  entitlements: Pick<
+    Entitlements,
+    'planOf' | 'modelFor' | 'decideTurn' | 'withReservation' | 'freeSendRules' | 'isFreeModel' | 'summaryModel'
+  >
+  diamonds: Pick<DiamondsService, 'balanceOf'>
   catalogue: Pick<CatalogueService, 'adultConfirmed'>
   /** Deadline of each model call (LLM_TIMEOUT_MS). */
   timeoutMs: number
@@ -77,7 +79,6 @@ export type TurnOutcome =
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Rows read per query while filling a context window. */
 const HISTORY_PAGE = 200
-const PLANS_TTL_MS = 60_000
 /** Most of the conversation one summary call reads. */
 const SUMMARY_INPUT_TOKENS = 3000
 /** Summary calls one trigger may make to catch up (a plan that shrank drops many messages at once). */
@@ -87,12 +88,6 @@ const SUMMARY_ROUNDS = 4
  * that died mid-reply: the `stale-holds` job refunds it (ADR 024). A live reply never gets there.
  */
 const HOLD_GRACE_MS = 5 * 60_000
-
-const FALLBACK_PLAN: Pick<Plan, 'planId' | 'memoryK' | 'premiumModels'> = {
-  planId: 'free',
-  memoryK: 4,
-  premiumModels: false,
-}
 
 export const invalidSession = () => new AppError(404, 'INVALID_SESSION', INVALID_SESSION_MESSAGE)
 /**
@@ -171,7 +166,7 @@ function failureMessage(error: LlmError): string {
  * when it breaks off; diamonds are spent in the transaction that stores a complete reply.
  */
 export function createChatService(deps: ChatDeps) {
-  const { repo, models, diamonds, log } = deps
+  const { repo, entitlements, diamonds, log } = deps
 
   /** The generation running in each session (on this instance): one at a time, and the stop button. */
   const active = new Map<
@@ -191,22 +186,6 @@ export function createChatService(deps: ChatDeps) {
     return promise
   }
 
-  let plansCache: { at: number; list: Plan[] } | undefined
-  async function planList(): Promise<Plan[]> {
-    if (plansCache && Date.now() - plansCache.at < PLANS_TTL_MS) return plansCache.list
-    const list = await deps.plans.listPlans()
-    plansCache = { at: Date.now(), list }
-    return list
-  }
-
-  /** The plan of a user: the paid one they hold now, else the free one. */
-  async function planOf(
-    paidPlanId: string | null | undefined,
-  ): Promise<Pick<Plan, 'planId' | 'memoryK' | 'premiumModels'>> {
-    const list = await planList()
-    return (paidPlanId && list.find((p) => p.planId === paidPlanId)) || list.find((p) => p.free) || FALLBACK_PLAN
-  }
-
   async function requireSession(sessionId: string, userId: string): Promise<SessionView> {
     if (!UUID.test(sessionId)) throw invalidSession()
     const session = await repo.findSession(sessionId, userId)
@@ -214,28 +193,8 @@ export function createChatService(deps: ChatDeps) {
     return session
   }
 
-  const offeredModelIds = models.models.map((m) => m.id)
-  const premiumModelIds = models.models.filter((m) => m.premium).map((m) => m.id)
-
-  function modelFor(chatModelId: string | undefined, session: Pick<SessionView, 'modelId'>): ModelConfig {
-    if (chatModelId) {
-      const model = models.find(chatModelId)
-      if (!model) {
-        throw new AppError(400, 'MODEL_UNAVAILABLE', 'This model is not offered.', { chatModelId })
-      }
-      return model
-    }
-    return (session.modelId ? models.find(session.modelId) : undefined) ?? models.defaultModel
-  }
-
-  function checkPlanAllows(model: ModelConfig, plan: Pick<Plan, 'premiumModels' | 'planId'>) {
-    if (model.premium && !plan.premiumModels) {
-      throw new AppError(403, 'PREMIUM_REQUIRES_PLAN', 'Premium models need a plan that includes them.', {
-        chatModelId: model.id,
-        planId: plan.planId,
-      })
-    }
-  }
+  const modelFor = (chatModelId: string | undefined, session: Pick<SessionView, 'modelId'>): ModelConfig =>
+    entitlements.modelFor(chatModelId, session.modelId)
 
   function checkText(text: string) {
     const length = messageLength(text)
@@ -274,7 +233,7 @@ export function createChatService(deps: ChatDeps) {
   function usageOf(
     prompt: Prompt,
     model: ModelConfig,
-    plan: Pick<Plan, 'memoryK'>,
+    plan: { memoryK: number },
     window: ReturnType<typeof contextWindow>,
   ): ContextUsage {
     return {
@@ -324,10 +283,8 @@ export function createChatService(deps: ChatDeps) {
     options: { chatModelId?: string | undefined; adultCookie: boolean },
   ): Promise<ChatSessionDetail> {
     const model = modelFor(options.chatModelId, session)
-    const [plan, adultOk] = await Promise.all([
-      planOf(session.paidPlanId),
-      viewerSeesAdult(userId, options.adultCookie),
-    ])
+    const plan = entitlements.planOf(session.paidPlanId)
+    const adultOk = await viewerSeesAdult(userId, options.adultCookie)
     const window = contextWindow(plan.memoryK, model.contextTokens)
     const { history, olderExist } = await loadHistory(session.id, window.budgetTokens)
     const prompt = buildPrompt({
@@ -382,7 +339,7 @@ export function createChatService(deps: ChatDeps) {
     userId: string
     session: SessionView
     model: ModelConfig
-    plan: Pick<Plan, 'planId' | 'memoryK' | 'premiumModels'>
+    plan: TurnEntitlement['plan']
     /** Add an alternative to this reply; null: a new reply. */
     targetId: number | null
     userMessage: ChatMessageRow | null
@@ -390,7 +347,7 @@ export function createChatService(deps: ChatDeps) {
     hooks: TurnHooks
     slot: { signal: AbortSignal; reason: () => 'stop' | 'shutdown' | undefined }
     /** A premium reply's price, reserved before the model is asked; set by `paid`. */
-    hold?: { id: string; settled: boolean } | undefined
+    reservation?: Reservation | null | undefined
   }
 
   /**
@@ -401,19 +358,15 @@ export function createChatService(deps: ChatDeps) {
    * interrupted reply, a replay) refunds it, as users are told: a failed reply costs nothing.
    */
   async function paid(turn: Turn, run: () => Promise<TurnOutcome>): Promise<TurnOutcome> {
-    if (!turn.model.premium) return run()
-    const hold = { id: await diamonds.hold(turn.userId, turn.model.diamondsPerMessage, 'chat'), settled: false }
-    turn.hold = hold
-    try {
-      return await run()
-    } finally {
-      if (!hold.settled) {
-        // If the database is away now, the stale-holds job refunds it later.
-        await diamonds.refundHold(hold.id).catch((error: unknown) => {
-          log({ holdId: hold.id, err: error }, 'diamond hold not refunded; the stale-holds job will')
-        })
-      }
+    const entitlement = {
+      plan: turn.plan,
+      model: turn.model,
+      price: turn.model.premium ? turn.model.diamondsPerMessage : 0,
     }
+    return entitlements.withReservation(turn.userId, entitlement, (reservation) => {
+      turn.reservation = reservation
+      return run()
+    })
   }
 
   async function resultOf(
@@ -540,15 +493,12 @@ export function createChatService(deps: ChatDeps) {
       let reply: ChatMessageRow
       try {
         // The hold's diamonds come back and are spent on this reply, in the transaction storing it.
-        const pay = async (tx: Tx, swipeId: number) => {
-          if (turn.hold) await diamonds.settleHold(turn.hold.id, tx)
-          await diamonds.spend(turn.userId, cost, `chat:${swipeId}`, 'chat', tx)
-        }
-        reply = await repo.storeReply(
-          { ...toStore, status: 'complete', diamondsSpent: cost },
-          cost > 0 ? pay : undefined,
-        )
-        if (turn.hold) turn.hold.settled = true
+        const complete = { ...toStore, status: 'complete' as const, diamondsSpent: cost }
+        reply = turn.reservation
+          ? await turn.reservation.commit((pay) =>
+              repo.storeReply(complete, (tx: Tx, swipeId: number) => pay(tx, `chat:${swipeId}`)),
+            )
+          : await repo.storeReply(complete)
       } catch (error) {
         // Only when the hold was refunded meanwhile (a reply that outlived the stale-hold deadline)
         // and the balance no longer covers the reply.
@@ -624,7 +574,7 @@ export function createChatService(deps: ChatDeps) {
 
   /** Throws when the model fails, so the job is retried. */
   async function summarise(session: SessionView, keptFromId: number, signal: AbortSignal) {
-    const model = models.models.find((m) => !m.premium) ?? models.defaultModel
+    const model = entitlements.summaryModel
     for (let round = 0; round < SUMMARY_ROUNDS; round++) {
       const memory = await repo.memoryOf(session.id)
       if (!memory) return
@@ -748,9 +698,8 @@ export function createChatService(deps: ChatDeps) {
       // Everything before the model call adds to the time to first token. The usual send (a model
       // that costs nothing, no reply running) is one statement in the session's slot; anything that
       // statement does not store (refusals, repeats, premium models) takes the path below.
-      const chosen = input.chatModelId === undefined ? undefined : models.find(input.chatModelId)
       const sessionId = input.sessionId.toLowerCase()
-      if ((input.chatModelId === undefined || (chosen && !chosen.premium)) && !active.has(sessionId)) {
+      if ((input.chatModelId === undefined || entitlements.isFreeModel(input.chatModelId)) && !active.has(sessionId)) {
         const outcome = await withSlot(sessionId, hooks.signal, async (slot) => {
           const content = input.message
           const sent = await repo.sendFree({
@@ -759,15 +708,13 @@ export function createChatService(deps: ChatDeps) {
             content,
             tokens: countTokens(content),
             requestId,
-            chatModelId: chosen?.id ?? null,
-            offeredModelIds,
-            defaultModelId: models.defaultModel.id,
-            premiumModelIds,
+            chatModelId: input.chatModelId ?? null,
+            ...entitlements.freeSendRules,
             limit: HISTORY_PAGE,
           })
           if (!sent) return undefined
           const { session, userMessage } = sent
-          const [plan, model] = [await planOf(session.paidPlanId), modelFor(input.chatModelId, session)]
+          const [plan, model] = [entitlements.planOf(session.paidPlanId), modelFor(input.chatModelId, session)]
           if (model.premium) throw new Error('a premium model took the path of free ones')
           const turn: Turn = { userId, session, model, plan, targetId: null, userMessage, requestId, hooks, slot }
           const { budgetTokens } = contextWindow(plan.memoryK, model.contextTokens)
@@ -781,10 +728,12 @@ export function createChatService(deps: ChatDeps) {
       const context = await repo.sendContext(input.sessionId, userId, requestId, HISTORY_PAGE)
       if (!context) throw invalidSession()
       const { session } = context
-      const plan = await planOf(session.paidPlanId)
       requireCharacter(session)
-      const model = modelFor(input.chatModelId, session)
-      checkPlanAllows(model, plan)
+      const { plan, model } = entitlements.decideTurn(
+        entitlements.planOf(session.paidPlanId),
+        input.chatModelId,
+        session.modelId,
+      )
       return withSlot(session.id, hooks.signal, async (slot) => {
         const turn: Turn = { userId, session, model, plan, targetId: null, userMessage: null, requestId, hooks, slot }
         /**
@@ -842,10 +791,12 @@ export function createChatService(deps: ChatDeps) {
       hooks: TurnHooks,
     ): Promise<TurnOutcome> {
       const session = await requireSession(input.sessionId, userId)
-      const plan = await planOf(session.paidPlanId)
       requireCharacter(session)
-      const model = modelFor(input.chatModelId, session)
-      checkPlanAllows(model, plan)
+      const { plan, model } = entitlements.decideTurn(
+        entitlements.planOf(session.paidPlanId),
+        input.chatModelId,
+        session.modelId,
+      )
       return withSlot(session.id, hooks.signal, async (slot) => {
         const requestId = input.requestId ?? null
         const [last, before] = await repo.recentMessages(session.id, { limit: 2 })

@@ -6,7 +6,7 @@ import type { BillingCycle, Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
-import type { PlansService } from '#server/modules/plans/plans.service.ts'
+import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import type { BtcpayGateway } from './btcpay-gateway.ts'
 import type { OrderRow, PaymentProvider, PaymentsRepo, SubscriptionRow } from './payments.repo.ts'
 import { convertTime, decidePurchase, liveSubscription } from './plan-change.ts'
@@ -51,7 +51,8 @@ export function subscriptionView(row: SubscriptionRow): SubscriptionView {
 
 export type PaymentsDeps = {
   repo: PaymentsRepo
-  plans: PlansService
+  /** The plans on sale and what each awards: entitlements' registry. */
+  plans: Pick<Entitlements, 'listPlans'>
   diamonds: DiamondsService
   stripe?: StripeGateway
   btcpay?: BtcpayGateway
