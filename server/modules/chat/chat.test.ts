@@ -1,3 +1,7 @@
+// Over 400 lines for a reason: the chat's behaviour end to end (HTTP, streams, the model double,
+// diamonds, memory jobs) on one app and one double, which take seconds to start; split into files,
+// each would start its own. The units have their own tests beside them (turn-pipeline, turn-slots,
+// prompt, lorebook, entitlements).
 import type { AddressInfo } from 'node:net'
 import { eq } from 'drizzle-orm'
 import fc from 'fast-check'

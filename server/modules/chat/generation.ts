@@ -28,6 +28,8 @@ export type Turn = {
   session: SessionView
   plan: Plan
   model: ModelConfig
+  /** What the reply costs when stored complete (entitlements' decision): 0 for a free model. */
+  price: number
   /** Add an alternative to this reply; null: a new reply. */
   targetId: number | null
   /** The message the reply answers, once stored (or found, for a repeat); null for a regeneration. */
@@ -170,7 +172,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
     const userMessageId = turn.userMessage?.id ?? null
 
     if (!failure) {
-      const cost = model.premium ? model.diamondsPerMessage : 0
+      const cost = turn.price
       let reply: ChatMessageRow
       try {
         // The hold's diamonds come back and are spent on this reply, in the transaction storing it.

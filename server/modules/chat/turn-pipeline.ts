@@ -1,5 +1,5 @@
 import { AppError } from '#server/lib/errors.ts'
-import type { Entitlements, TurnEntitlement } from '#server/modules/entitlements/entitlements.service.ts'
+import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import {
@@ -77,10 +77,11 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
   }
 
   /** Stages 3-5, in the session's slot. */
-  async function answer(turn: Turn, entitlement: TurnEntitlement, steps: TurnSteps): Promise<TurnOutcome> {
+  async function answer(turn: Turn, steps: TurnSteps): Promise<TurnOutcome> {
     const early = await steps.before?.(turn)
     if (early) return generation.replay(turn, early.replay)
-    return entitlements.withReservation(turn.userId, entitlement, async (reservation) => {
+    // The turn carries its entitlement (plan, model, price).
+    return entitlements.withReservation(turn.userId, turn, async (reservation) => {
       turn.reservation = reservation
       const ready = await steps.after(turn)
       return 'replay' in ready ? generation.replay(turn, ready.replay) : generation.generate(turn, ready.generate)
@@ -95,11 +96,10 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
     hooks: TurnHooks,
     steps: (turn: Turn) => TurnSteps,
   ) {
-    const entitlement = decide(session, input.chatModelId)
-    const { plan, model } = entitlement
+    const { plan, model, price } = decide(session, input.chatModelId)
     return slots.withSlot(session.id, hooks.signal, (slot) => {
-      const turn = newTurn({ userId, session, plan, model, requestId: input.requestId ?? null, hooks, slot })
-      return answer(turn, entitlement, steps(turn))
+      const turn = newTurn({ userId, session, plan, model, price, requestId: input.requestId ?? null, hooks, slot })
+      return answer(turn, steps(turn))
     })
   }
 
@@ -152,11 +152,10 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
       limit: HISTORY_PAGE,
     })
     if (!sent) return undefined
-    const entitlement = decide(sent.session, input.chatModelId)
-    const { plan, model } = entitlement
-    if (entitlement.price !== 0) throw new Error('a premium model took the path of free ones')
-    const turn = newTurn({ userId, session: sent.session, plan, model, requestId, hooks, slot })
-    return answer(turn, entitlement, { after: (t) => withUserMessage(t, sent.userMessage, sent.recent) })
+    const { plan, model, price } = decide(sent.session, input.chatModelId)
+    if (price !== 0) throw new Error('a premium model took the path of free ones')
+    const turn = newTurn({ userId, session: sent.session, plan, model, price, requestId, hooks, slot })
+    return answer(turn, { after: (t) => withUserMessage(t, sent.userMessage, sent.recent) })
   }
 
   return {
