@@ -65,6 +65,8 @@ export type BuildAppOptions = {
    * tests shorten its polling and retry delays.
    */
   jobQueue?: Partial<Omit<JobQueueOptions, 'log'>> & { worker?: boolean }
+  /** The plans file; default config/plans.json (tests give their own). */
+  plansFile?: string
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
@@ -133,6 +135,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     securityEvent: (event, info) => app.log.warn({ ...info, event }, 'security event'),
     listingCache: options.listingCache,
     jobQueue: options.jobQueue,
+    plansFile: options.plansFile,
   })
   app.addHook('onClose', async () => services.mailer.close())
   // Jobs cut short by shutdown return to the queue before the database closes.
@@ -142,8 +145,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   }
   // Replies being written stop and are stored, and summaries end, while the database is still open.
   app.addHook('preClose', async () => services.chat.close())
-  // The plans on sale come from config/plans.json; the database follows it on every start.
-  app.addHook('onReady', async () => services.plans.syncFromConfig())
+  // The plans on sale come from config/plans.json, read at start; the database copy (which orders
+  // and subscriptions reference) follows it on every start.
+  app.addHook('onReady', async () => services.entitlements.syncPlansCopy())
   // Usernames stored before look-alikes were refused get their skeleton (ADR 022); none left is one query.
   app.addHook('onReady', async () => {
     const { filled, lookAlikes } = await services.auth.backfillUsernameSkeletons()
@@ -213,7 +217,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await api.register(accountRoutes(services.account))
       await api.register(catalogueRoutes(services.catalogue))
       await api.register(charactersRoutes(services.characters, services.catalogue, options.kv))
-      await api.register(diamondsRoutes(services.diamonds, services.plans, config.cronSecret))
+      await api.register(diamondsRoutes(services.diamonds, services.entitlements, config.cronSecret))
       await api.register(imagesRoutes(services.images))
       await api.register(paymentsRoutes(services.payments, options.kv))
       await api.register(modelsRoutes(services.models))

@@ -7,8 +7,8 @@ import { buildApp } from '#server/app.ts'
 import { ConfigError, loadConfig } from '#server/config.ts'
 import { seedDemo } from '#server/demo-content.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
+import { readPlansFile } from '#server/modules/entitlements/plans-file.ts'
 import { loadModelRegistry } from '#server/modules/models/models.ts'
-import { readPlansFile } from '#server/modules/plans/plans.service.ts'
 
 const SHUTDOWN_GRACE_MS = 25_000
 
@@ -26,7 +26,7 @@ async function main() {
   try {
     config = loadConfig()
     // A bad MODELS_FILE or config/plans.json is a configuration error too: refused before anything
-    // is opened (the plans are read again when they are synced into the database).
+    // is opened (the app reads both again, once, when it builds its services).
     loadModelRegistry(config.llm)
     readPlansFile()
   } catch (error) {

@@ -19,6 +19,10 @@ import { createChatRepo } from '#server/modules/chat/chat.repo.ts'
 import { createChatService } from '#server/modules/chat/chat.service.ts'
 import { createDiamondsRepo } from '#server/modules/diamonds/diamonds.repo.ts'
 import { createDiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
+import { createEntitlementsRepo } from '#server/modules/entitlements/entitlements.repo.ts'
+import { createEntitlements } from '#server/modules/entitlements/entitlements.service.ts'
+import { loadPlanRegistry } from '#server/modules/entitlements/plan-registry.ts'
+import { PLANS_FILE } from '#server/modules/entitlements/plans-file.ts'
 import { createImagesRepo } from '#server/modules/images/images.repo.ts'
 import { createImagesService } from '#server/modules/images/images.service.ts'
 import { createJobQueue, type JobQueueOptions, PermanentJobError } from '#server/modules/jobs/job-queue.ts'
@@ -29,8 +33,6 @@ import { loadModelRegistry } from '#server/modules/models/models.ts'
 import { createPaymentGateways } from '#server/modules/payments/gateways.ts'
 import { createPaymentsRepo } from '#server/modules/payments/payments.repo.ts'
 import { createPaymentsService } from '#server/modules/payments/payments.service.ts'
-import { createPlansRepo } from '#server/modules/plans/plans.repo.ts'
-import { createPlansService, PLANS_FILE } from '#server/modules/plans/plans.service.ts'
 import { createSitemapService } from '#server/modules/sitemap/sitemap.service.ts'
 import { createUsersRepo } from '#server/modules/users/users.repo.ts'
 import { createUsersService } from '#server/modules/users/users.service.ts'
@@ -47,12 +49,24 @@ export type ServiceDeps = {
   listingCache?: ListingCacheOptions | undefined
   /** Tests shorten the job queue's polling and retry delays. */
   jobQueue?: Partial<Omit<JobQueueOptions, 'log'>> | undefined
+  /** The plans file; default config/plans.json (tests give their own). */
+  plansFile?: string | undefined
 }
 
 /** Every module's service, built once per app. Routes and page loaders both use these. */
 type SecurityEventLog = (event: string, info: Record<string, unknown>) => void
 
-export function createServices({ db, kv, config, log, warn, securityEvent, listingCache, jobQueue }: ServiceDeps) {
+export function createServices({
+  db,
+  kv,
+  config,
+  log,
+  warn,
+  securityEvent,
+  listingCache,
+  jobQueue,
+  plansFile = PLANS_FILE,
+}: ServiceDeps) {
   const jobs = createJobQueue(db, { log, warn, ...jobQueue })
   const images = createImagesService(createImagesRepo(db))
   const users = createUsersService(createUsersRepo(db))
@@ -70,8 +84,13 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
   const humanVerification = createHumanVerification(config, kv)
   const logSecurityEvent: SecurityEventLog =
     securityEvent ?? ((event, info) => log({ ...info, event }, 'security event'))
-  const plans = createPlansService(createPlansRepo(db))
+  // The plans and models are read once, here: a bad file throws a ConfigError and the app does not
+  // start. Every rule about them is then answered by entitlements from memory (ADR 027).
+  const plans = loadPlanRegistry(plansFile)
+  // Reads MODELS_FILE; a bad file throws ModelsFileError (a ConfigError) and the app does not start.
+  const models = loadModelRegistry(config.llm)
   const diamonds = createDiamondsService(createDiamondsRepo(db), plans)
+  const entitlements = createEntitlements({ repo: createEntitlementsRepo(db), plans, models, diamonds, log })
   const auth = createAuthService({
     diamonds,
     repo: createAuthRepo(db),
@@ -88,7 +107,7 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
   const gateways = createPaymentGateways(config)
   const payments = createPaymentsService({
     repo: createPaymentsRepo(db),
-    plans,
+    plans: entitlements,
     diamonds,
     gateways,
     publicUrl: config.publicUrl,
@@ -96,12 +115,9 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     securityEvent: logSecurityEvent,
     jobs,
   })
-  // Reads MODELS_FILE; a bad file throws ModelsFileError (a ConfigError) and the app does not start.
-  const models = loadModelRegistry(config.llm)
   const chat = createChatService({
     repo: createChatRepo(db),
-    models,
-    plans,
+    entitlements,
     diamonds,
     catalogue,
     timeoutMs: config.llm.timeoutMs,
@@ -122,7 +138,7 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     publicUrl: config.publicUrl,
     catalogue,
     blog,
-    files: { plans: PLANS_FILE, links: LINKS_FILE },
+    files: { plans: plansFile, links: LINKS_FILE },
   })
   // What each background job does (ADR 017). Every handler is safe to run twice.
   // A mail the server refused for good (a 5xx) is not retried.
@@ -162,7 +178,7 @@ export function createServices({ db, kv, config, log, warn, securityEvent, listi
     humanVerification,
     auth,
     googleSignIn,
-    plans,
+    entitlements,
     diamonds,
     payments,
     gateways,

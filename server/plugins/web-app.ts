@@ -68,7 +68,7 @@ export default fp(
           nonce,
           requestId: request.id,
           catalogue: options.services.catalogue,
-          plans: options.services.plans,
+          plans: options.services.entitlements,
           blog: options.services.blog,
           friendshipLinks: options.services.friendshipLinks,
           // Pages are rendered without the bearer token (it lives in the browser's storage), so a

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { PlanConfig } from '#server/modules/plans/plans.repo.ts'
-import { PLANS_FILE } from '#server/modules/plans/plans.service.ts'
+import type { PlanConfig } from '#server/modules/entitlements/entitlements.repo.ts'
+import { PLANS_FILE } from '#server/modules/entitlements/plans-file.ts'
 
 /** The plans of the shipped config/plans.json. */
 export const shippedPlans = (): PlanConfig[] => JSON.parse(readFileSync(PLANS_FILE, 'utf8'))

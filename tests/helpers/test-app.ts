@@ -24,6 +24,8 @@ export async function buildTestApp(
     /** Another app's database, to run two apps on one (it is not closed with this app). */
     database?: DatabaseHandle
     jobQueue?: BuildAppOptions['jobQueue']
+    /** A plans file instead of config/plans.json (tests/helpers/plans.ts writes one). */
+    plansFile?: string
     /** Log lines (JSON, level info and up) go here instead of nowhere. */
     logStream?: { write(line: string): void }
   } = {},
@@ -47,6 +49,7 @@ export async function buildTestApp(
     logger: Boolean(options.logStream),
     logStream: options.logStream,
     jobQueue: options.jobQueue,
+    ...(options.plansFile ? { plansFile: options.plansFile } : {}),
   })
   await options.configure?.(app)
   await app.ready()

@@ -1,3 +1,7 @@
+// Over 400 lines for a reason: the chat's behaviour end to end (HTTP, streams, the model double,
+// diamonds, memory jobs) on one app and one double, which take seconds to start; split into files,
+// each would start its own. The units have their own tests beside them (turn-pipeline, turn-slots,
+// prompt, lorebook, entitlements).
 import type { AddressInfo } from 'node:net'
 import { eq } from 'drizzle-orm'
 import fc from 'fast-check'
@@ -53,10 +57,12 @@ beforeAll(async () => {
     },
     { id: 'small-2k', name: 'Small', premium: false, contextTokens: 2048, baseUrl: api.baseUrl },
   ])
-  t = await buildTestApp({ env: { MODELS_FILE: modelsFile, LLM_TIMEOUT_MS: String(TIMEOUT_MS) } })
   // The shipped plans (the free one spends its diamonds on premium models) and a paid plan without
   // premium models or diamonds, to see the per-plan gate refuse them (ADR 018).
-  await t.app.services.plans.syncFromConfig(writePlansFile([...shippedPlans(), BASIC_PLAN]))
+  t = await buildTestApp({
+    env: { MODELS_FILE: modelsFile, LLM_TIMEOUT_MS: String(TIMEOUT_MS) },
+    plansFile: writePlansFile([...shippedPlans(), BASIC_PLAN]),
+  })
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
 })

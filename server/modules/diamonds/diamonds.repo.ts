@@ -1,8 +1,8 @@
 import { and, asc, eq, lt, sql } from 'drizzle-orm'
 import type { Db, Tx } from '#db/client.ts'
-import { diamondBalances, diamondHolds, diamondLedger, plans } from '#db/schema/diamonds.ts'
-import { subscriptions } from '#db/schema/payments.ts'
+import { diamondBalances, diamondHolds, diamondLedger } from '#db/schema/diamonds.ts'
 import { users } from '#db/schema/users.ts'
+import { heldPlanIdSql } from '#server/modules/entitlements/entitlements.repo.ts'
 
 /** A database transaction, for callers that write something together with a spend. */
 export type { Tx }
@@ -129,17 +129,27 @@ export function createDiamondsRepo(db: Db) {
     /**
      * Credits each verified account its plan's monthly diamonds for `period`, once: one statement
      * inserts the missing ledger rows (the references make it idempotent) and adds exactly those to
-     * balances. The plan is the paid one whose period is not over at `now`, else `freePlanId`.
+     * balances. The plan is the one entitlements says the user holds at `now` (`heldPlanIdSql`),
+     * else `freePlanId`; `monthly` gives each plan's diamonds (from the plan registry).
      */
-    async awardToVerifiedUsers(freePlanId: string, period: string, now: Date): Promise<number> {
+    async awardToVerifiedUsers(
+      monthly: Readonly<Record<string, number>>,
+      freePlanId: string,
+      period: string,
+      now: Date,
+    ): Promise<number> {
       return db.transaction(async (tx) => {
         const result = await tx.execute(sql`
           insert into ${diamondLedger} (user_id, amount, reason, reference)
-          select u.id, p.diamonds_per_month, 'monthly', 'monthly:' || u.id || ':' || p.id || ':' || ${period}
-            from ${users} u
-            left join ${subscriptions} s on s.user_id = u.id and s.current_period_end > ${now.toISOString()}
-            join ${plans} p on p.id = coalesce(s.plan_id, ${freePlanId})
-           where u.email_verified_at is not null and p.diamonds_per_month > 0
+          select h.id, p.amount, 'monthly', 'monthly:' || h.id || ':' || p.plan_id || ':' || ${period}
+            from (
+              select u.id, coalesce(${heldPlanIdSql(sql`u.id`, now)}, ${freePlanId}) as plan_id
+                from ${users} u
+               where u.email_verified_at is not null
+            ) h
+            join (select key as plan_id, value::int as amount from jsonb_each_text(${JSON.stringify(monthly)}::jsonb)) p
+              on p.plan_id = h.plan_id
+           where p.amount > 0
           on conflict (reference) do nothing
           returning user_id, amount`)
         const credited = (result as unknown as { rows: { user_id: string; amount: number }[] }).rows.map((r) => ({

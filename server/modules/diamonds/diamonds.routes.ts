@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
-import type { PlansService } from '#server/modules/plans/plans.service.ts'
+import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import type { DiamondsService } from './diamonds.service.ts'
 
 const planSchema = z.object({
@@ -28,7 +28,7 @@ function sameSecret(given: string, expected: string): boolean {
 
 export function diamondsRoutes(
   diamonds: DiamondsService,
-  plans: PlansService,
+  plans: Pick<Entitlements, 'listPlans'>,
   cronSecret: string | undefined,
 ): FastifyPluginAsyncZod {
   return async (app) => {

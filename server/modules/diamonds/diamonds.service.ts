@@ -1,6 +1,6 @@
 import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
-import type { PlansService } from '#server/modules/plans/plans.service.ts'
+import type { PlanRegistry } from '#server/modules/entitlements/plan-registry.ts'
 import { type DiamondsRepo, InsufficientDiamonds, type Tx } from './diamonds.repo.ts'
 
 /** Open holds refunded per query by `refundStaleHolds`. */
@@ -15,7 +15,12 @@ export function monthlyReference(userId: string, planId: string, now: Date): str
   return `monthly:${userId}:${planId}:${periodOf(now)}`
 }
 
-export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
+/**
+ * The diamond ledger and balances. What a plan awards comes from the plan registry of entitlements
+ * (read once at start); entitlements asks this module to hold, settle and refund a reply's price.
+ */
+export function createDiamondsService(repo: DiamondsRepo, plans: Pick<PlanRegistry, 'plans' | 'free'>) {
+  const monthly = Object.freeze(Object.fromEntries(plans.plans.map((plan) => [plan.planId, plan.diamondsPerMonth])))
   return {
     balanceOf: repo.balanceOf,
 
@@ -118,10 +123,8 @@ export function createDiamondsService(repo: DiamondsRepo, plans: PlansService) {
      * nothing twice.
      */
     async awardMonthly(now = new Date()) {
-      const free = await plans.freePlan()
       const period = periodOf(now)
-      if (!free) return { period, awarded: 0 }
-      const awarded = await repo.awardToVerifiedUsers(free.planId, period, now)
+      const awarded = await repo.awardToVerifiedUsers(monthly, plans.free.planId, period, now)
       return { period, awarded }
     },
   }

@@ -1,10 +1,11 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { orders, type PaymentProvider, paymentEvents, subscriptions } from '#db/schema/payments.ts'
 
 export type { PaymentProvider }
 
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
+import { subscriptionHeld } from '#server/modules/entitlements/entitlements.repo.ts'
 
 export type OrderRow = typeof orders.$inferSelect
 export type NewOrder = typeof orders.$inferInsert
@@ -104,12 +105,15 @@ export function createPaymentsRepo(db: Db) {
         .where(eq(subscriptions.userId, userId))
     },
 
-    /** The plan a user holds now (its period not over), if any beyond the free one. */
+    /**
+     * The subscription of the plan a user holds now, if any beyond the free one: the rule of which
+     * plan that is belongs to entitlements (`subscriptionHeld`).
+     */
     async currentSubscription(userId: string, now = new Date()): Promise<SubscriptionRow | undefined> {
       const [row] = await db
         .select()
         .from(subscriptions)
-        .where(and(eq(subscriptions.userId, userId), sql`${subscriptions.currentPeriodEnd} > ${now.toISOString()}`))
+        .where(and(eq(subscriptions.userId, userId), subscriptionHeld(now)))
       return row
     },
   }

@@ -4,8 +4,8 @@ import type { SubscriptionView } from '#contracts/payments-schemas.ts'
 import type { BillingCycle, Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
+import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
-import type { PlansService } from '#server/modules/plans/plans.service.ts'
 import { createCheckouts } from './checkout.ts'
 import type { PaymentGateways } from './gateways.ts'
 import type { PaymentsRepo, SubscriptionRow } from './payments.repo.ts'
@@ -17,7 +17,8 @@ import { createWebhookOutcomes } from './webhook-outcomes.ts'
 
 export type PaymentsDeps = {
   repo: PaymentsRepo
-  plans: PlansService
+  /** The plans on sale and what each awards: entitlements' registry. */
+  plans: Pick<Entitlements, 'listPlans'>
   diamonds: DiamondsService
   /** The providers configured (and the sandbox): the service speaks to them only through these. */
   gateways: PaymentGateways

@@ -5,7 +5,7 @@ import { plans } from '#db/schema/diamonds.ts'
 import { ConfigError } from '#server/config.ts'
 import { BASIC_PLAN, shippedPlans, writePlansFile } from '#tests/helpers/plans.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
-import { PlansFileError, plansProblems, readPlansFile } from './plans.service.ts'
+import { PlansFileError, plansProblems, readPlansFile } from './plans-file.ts'
 
 const withPlan = (id: string, change: object) =>
   shippedPlans().map((plan) => (plan.id === id ? { ...plan, ...change } : plan))
@@ -85,21 +85,24 @@ describe('plans in the database', () => {
   })
   afterAll(() => t.close())
 
-  it('an install whose free plan was stored without premium models gets them at the next start', async () => {
+  it('the rules come from the file read at start, never from the database copy, which each start corrects', async () => {
     // As a database synced from the earlier config/plans.json holds it.
-    await t.database.db.update(plans).set({ premiumModels: false }).where(eq(plans.id, 'free'))
-    expect((await t.app.services.plans.freePlan())?.premiumModels).toBe(false)
-    // Every start syncs the file into the table (server/app.ts, onReady).
-    await t.app.services.plans.syncFromConfig()
-    expect(await t.app.services.plans.freePlan()).toMatchObject({ planId: 'free', premiumModels: true })
+    await t.database.db.update(plans).set({ premiumModels: false, memoryK: 1 }).where(eq(plans.id, 'free'))
+    // What the pricing page, chat and payments are told does not follow the stored copy.
+    expect(t.app.services.entitlements.freePlan).toMatchObject({ planId: 'free', premiumModels: true })
     const res = await t.app.inject({ method: 'GET', url: '/api/plan' })
     const free = res.json().data.plans.find((p: { planId: string }) => p.planId === 'free')
-    expect(free).toMatchObject({ premiumModels: true, diamondsPerMonth: 30 })
+    expect(free).toMatchObject({ premiumModels: true, diamondsPerMonth: 30, memoryK: 4 })
+    // Every start writes the file into the table (server/app.ts, onReady).
+    await t.app.services.entitlements.syncPlansCopy()
+    const [row] = await t.database.db.select().from(plans).where(eq(plans.id, 'free'))
+    expect(row).toMatchObject({ premiumModels: true, memoryK: 4, active: true })
   })
 
-  it('a bad plans file stops the sync and leaves the stored plans as they were', async () => {
+  it('a bad plans file stops the start before anything is stored', async () => {
     const file = writePlansFile(withPlan('free', { premiumModels: false }))
-    await expect(t.app.services.plans.syncFromConfig(file)).rejects.toBeInstanceOf(PlansFileError)
-    expect((await t.app.services.plans.freePlan())?.premiumModels).toBe(true)
+    await expect(buildTestApp({ plansFile: file })).rejects.toBeInstanceOf(PlansFileError)
+    const [row] = await t.database.db.select().from(plans).where(eq(plans.id, 'free'))
+    expect(row?.premiumModels).toBe(true)
   })
 })

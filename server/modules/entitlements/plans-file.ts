@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { type Plan, SIGNUP_GRANT_DIAMONDS, yearlySavingsPercent } from '#contracts/plans.ts'
+import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { ConfigError } from '#server/config.ts'
-import type { PlanConfig, PlansRepo } from './plans.repo.ts'
+import type { PlanConfig } from './entitlements.repo.ts'
 
 export const PLANS_FILE = path.resolve(import.meta.dirname, '..', '..', '..', 'config', 'plans.json')
 
@@ -67,34 +67,3 @@ export function readPlansFile(file = PLANS_FILE): PlanConfig[] {
   if (problems.length > 0) throw new PlansFileError(file, problems)
   return list
 }
-
-export function createPlansService(repo: PlansRepo) {
-  return {
-    /** Loads config/plans.json into the database (called at start). */
-    async syncFromConfig(file = PLANS_FILE) {
-      await repo.sync(readPlansFile(file))
-    },
-
-    async listPlans(): Promise<Plan[]> {
-      return (await repo.activePlans()).map((row) => ({
-        planId: row.id,
-        free: row.priceMonthly === 0,
-        priceMonthly: row.priceMonthly,
-        priceYearly: row.priceYearly,
-        currency: row.currency,
-        yearlySavingsPercent: yearlySavingsPercent(row.priceMonthly, row.priceYearly),
-        bestValue: row.bestValue,
-        diamondsPerMonth: row.diamondsPerMonth,
-        memoryK: row.memoryK,
-        unlimitedFreeModels: row.unlimitedFreeModels,
-        premiumModels: row.premiumModels,
-      }))
-    },
-
-    async freePlan(): Promise<Plan | undefined> {
-      return (await this.listPlans()).find((p) => p.free)
-    },
-  }
-}
-
-export type PlansService = ReturnType<typeof createPlansService>

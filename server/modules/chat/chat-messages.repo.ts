@@ -1,0 +1,128 @@
+import { and, asc, eq, gt, lt, type SQL } from 'drizzle-orm'
+import type { Db } from '#db/client.ts'
+import { type ChatMessageRow, chatMessages, chatSwipes } from '#db/schema/chat.ts'
+import { touchSession } from './chat-rows.repo.ts'
+
+/** Single messages and their alternatives (swipes): find, select, edit, delete; repeats by request id. */
+export function createChatMessagesRepo(db: Db) {
+  return {
+    /** Messages after `afterId` (all when null) and before `beforeId`, oldest first. */
+    async messagesBetween(sessionId: string, afterId: number | null, beforeId: number, limit: number) {
+      const conditions: SQL[] = [eq(chatMessages.sessionId, sessionId), lt(chatMessages.id, beforeId)]
+      if (afterId !== null) conditions.push(gt(chatMessages.id, afterId))
+      return db
+        .select({
+          id: chatMessages.id,
+          author: chatMessages.author,
+          content: chatMessages.content,
+          tokens: chatMessages.tokens,
+        })
+        .from(chatMessages)
+        .where(and(...conditions))
+        .orderBy(asc(chatMessages.id))
+        .limit(limit)
+    },
+
+    async findMessage(sessionId: string, messageId: number) {
+      const [row] = await db
+        .select()
+        .from(chatMessages)
+        .where(and(eq(chatMessages.sessionId, sessionId), eq(chatMessages.id, messageId)))
+      return row ?? null
+    },
+
+    /** The message right after `messageId` in the session, if any. */
+    async messageAfter(sessionId: string, messageId: number) {
+      const [row] = await db
+        .select()
+        .from(chatMessages)
+        .where(and(eq(chatMessages.sessionId, sessionId), gt(chatMessages.id, messageId)))
+        .orderBy(asc(chatMessages.id))
+        .limit(1)
+      return row ?? null
+    },
+
+    async findUserMessageByRequest(sessionId: string, requestId: string) {
+      const [row] = await db
+        .select()
+        .from(chatMessages)
+        .where(and(eq(chatMessages.sessionId, sessionId), eq(chatMessages.requestId, requestId)))
+      return row ?? null
+    },
+
+    async findSwipeByRequest(messageId: number, requestId: string) {
+      const [row] = await db
+        .select()
+        .from(chatSwipes)
+        .where(and(eq(chatSwipes.messageId, messageId), eq(chatSwipes.requestId, requestId)))
+      return row ?? null
+    },
+
+    async listSwipes(messageId: number) {
+      return db.select().from(chatSwipes).where(eq(chatSwipes.messageId, messageId)).orderBy(asc(chatSwipes.id))
+    },
+
+    /** Shows the alternative at `index` (0-based, oldest first); null when there is none. */
+    async selectSwipe(sessionId: string, messageId: number, index: number): Promise<ChatMessageRow | null> {
+      return db.transaction(async (tx) => {
+        const [swipe] = await tx
+          .select()
+          .from(chatSwipes)
+          .innerJoin(chatMessages, eq(chatMessages.id, chatSwipes.messageId))
+          .where(and(eq(chatSwipes.messageId, messageId), eq(chatMessages.sessionId, sessionId)))
+          .orderBy(asc(chatSwipes.id))
+          .limit(1)
+          .offset(index)
+        if (!swipe) return null
+        const s = swipe.chat_swipes
+        const [message] = await tx
+          .update(chatMessages)
+          .set({
+            content: s.content,
+            tokens: s.tokens,
+            status: s.status,
+            modelId: s.modelId,
+            diamondsSpent: s.diamondsSpent,
+            swipeId: s.id,
+            swipeIndex: index,
+          })
+          .where(eq(chatMessages.id, messageId))
+          .returning()
+        await touchSession(tx, sessionId)
+        return message ?? null
+      })
+    },
+
+    /** Replaces a user message's text and deletes every later message of the session. */
+    async editUserMessage(sessionId: string, messageId: number, content: string, tokens: number) {
+      return db.transaction(async (tx) => {
+        const [message] = await tx
+          .update(chatMessages)
+          .set({ content, tokens, editedAt: new Date() })
+          .where(
+            and(eq(chatMessages.sessionId, sessionId), eq(chatMessages.id, messageId), eq(chatMessages.author, 'user')),
+          )
+          .returning()
+        if (!message) return null
+        const removed = await tx
+          .delete(chatMessages)
+          .where(and(eq(chatMessages.sessionId, sessionId), gt(chatMessages.id, messageId)))
+          .returning({ id: chatMessages.id })
+        await touchSession(tx, sessionId)
+        return { message, removedIds: removed.map((r) => r.id).sort((a, b) => a - b) }
+      })
+    },
+
+    async deleteMessage(sessionId: string, messageId: number): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const deleted = await tx
+          .delete(chatMessages)
+          .where(and(eq(chatMessages.sessionId, sessionId), eq(chatMessages.id, messageId)))
+          .returning({ id: chatMessages.id })
+        if (deleted.length === 0) return false
+        await touchSession(tx, sessionId)
+        return true
+      })
+    },
+  }
+}

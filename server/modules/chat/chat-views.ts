@@ -1,0 +1,176 @@
+import {
+  CHAT_MESSAGE_MAX_LENGTH,
+  type ChatMessage,
+  type ChatReply,
+  type ChatSessionSummary,
+  type ContextUsage,
+  INVALID_SESSION_MESSAGE,
+  type ModelFailureKind,
+  messageLength,
+} from '#contracts/chat.ts'
+import { AppError } from '#server/lib/errors.ts'
+import { imageUrl } from '#server/modules/images/images.service.ts'
+import type { LlmError } from '#server/modules/models/llm-client.ts'
+import type { ModelConfig } from '#server/modules/models/models.ts'
+import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
+import type { Character, contextWindow, HistoryMessage, Prompt } from './prompt.ts'
+
+/**
+ * What the chat's parts share: the shapes a turn reports in, the refusals, and the row-to-answer
+ * mappings. No state and no database here.
+ */
+
+/** What the caller of a send or a regeneration hears while it runs. */
+export type TurnHooks = {
+  /** Fires (the client gone, a stop) to end the reply early; what came is kept. */
+  signal?: AbortSignal | undefined
+  /** The user's message is stored (or the repeat recognised) and the model is being asked. */
+  onStart(start: { sessionId: string; userMessage: ChatMessage | null; modelId: string; replayed: boolean }): void
+  onDelta(text: string): void
+}
+
+export type ErrorEventData = {
+  code: string
+  kind: ModelFailureKind | null
+  message: string
+  partialKept: boolean
+  reply: ChatMessage | null
+  userMessageId: number | null
+}
+
+/**
+ * How a turn ended, once it started (failures before it starts are thrown as AppError).
+ * `failed` carries both the AppError for JSON callers and the `error` event for streams.
+ */
+export type TurnOutcome =
+  | { kind: 'done'; result: ChatReply }
+  | { kind: 'stopped'; result: ChatReply | null; reply: ChatMessage | null }
+  | { kind: 'failed'; error: AppError; event: ErrorEventData }
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** Rows read per query while filling a context window. */
+export const HISTORY_PAGE = 200
+
+export const invalidSession = () => new AppError(404, 'INVALID_SESSION', INVALID_SESSION_MESSAGE)
+/**
+ * A turn needs the chat's character: gone (deleted), or withheld because its creator made it private
+ * (only its creator may chat with it then). The user's messages stay readable either way.
+ */
+export function requireCharacter(session: Pick<SessionView, 'rolePublicId' | 'roleWithheld'>) {
+  if (session.rolePublicId) return
+  if (session.roleWithheld) {
+    throw new AppError(
+      403,
+      'CHARACTER_UNAVAILABLE',
+      'The character of this chat is private now: only its creator can chat with it. Your messages stay readable.',
+    )
+  }
+  throw AppError.conflict('The character of this chat no longer exists.')
+}
+export const replyInProgress = () =>
+  new AppError(409, 'REPLY_IN_PROGRESS', 'A reply is being written in this chat. Wait for it or stop it.')
+
+export function toChatMessage(row: ChatMessageRow): ChatMessage {
+  return {
+    id: row.id,
+    author: row.author,
+    content: row.content,
+    status: row.status,
+    modelId: row.modelId,
+    diamondsSpent: row.diamondsSpent,
+    swipeIndex: row.swipeIndex,
+    swipeCount: row.swipeCount,
+    createdAt: row.createdAt.toISOString(),
+    editedAt: row.editedAt?.toISOString() ?? null,
+  }
+}
+
+export const toHistory = (row: Pick<ChatMessageRow, 'id' | 'author' | 'content' | 'tokens'>): HistoryMessage => ({
+  id: row.id,
+  author: row.author,
+  content: row.content,
+  tokens: row.tokens,
+})
+
+export function characterOf(session: SessionView): Character {
+  return {
+    name: session.roleName ?? '',
+    description: session.roleDescription ?? '',
+    personality: session.rolePersonality ?? '',
+    scenario: session.roleScenario ?? '',
+    introduction: session.roleIntroduction ?? '',
+    exampleDialogue: session.roleExampleDialogue ?? '',
+    systemPrompt: session.roleSystemPrompt ?? '',
+    postHistoryInstructions: session.rolePostHistoryInstructions ?? '',
+    lorebook: session.roleCharacterBook,
+  }
+}
+
+export function failureMessage(error: LlmError): string {
+  switch (error.kind) {
+    case 'timeout':
+      return 'The model did not answer in time.'
+    case 'aborted':
+      return 'The reply was stopped.'
+    case 'cut':
+      return 'The connection to the model broke off mid-reply.'
+    case 'invalid':
+      return 'The model sent an answer that could not be used.'
+    default:
+      return 'The model could not reply.'
+  }
+}
+
+export function checkText(text: string) {
+  const length = messageLength(text)
+  if (length > CHAT_MESSAGE_MAX_LENGTH) {
+    throw new AppError(400, 'MESSAGE_TOO_LONG', `A message may have at most ${CHAT_MESSAGE_MAX_LENGTH} characters.`, {
+      maxLength: CHAT_MESSAGE_MAX_LENGTH,
+      length,
+    })
+  }
+  if (!text.trim()) throw AppError.badRequest('The message is empty.')
+}
+
+export function usageOf(
+  prompt: Prompt,
+  model: ModelConfig,
+  plan: { memoryK: number },
+  window: ReturnType<typeof contextWindow>,
+): ContextUsage {
+  return {
+    modelId: model.id,
+    memoryK: plan.memoryK,
+    windowTokens: window.windowTokens,
+    replyReserveTokens: window.replyReserveTokens,
+    budgetTokens: window.budgetTokens,
+    usedTokens: prompt.usedTokens,
+    includedMessages: prompt.included.length,
+    trimmed: prompt.trimmed,
+  }
+}
+
+export function roleOf(
+  row: Pick<
+    SessionView,
+    'rolePublicId' | 'roleName' | 'roleAvatarImageId' | 'roleAvatarBlurredImageId' | 'roleIsAdult'
+  >,
+  adultOk: boolean,
+) {
+  if (!row.rolePublicId) return null
+  return {
+    id: row.rolePublicId,
+    name: row.roleName ?? '',
+    avatar: imageUrl(row.roleIsAdult && !adultOk ? row.roleAvatarBlurredImageId : row.roleAvatarImageId),
+  }
+}
+
+export function summaryOf(row: SessionView | Awaited<ReturnType<ChatRepo['listSessions']>>[number], adultOk: boolean) {
+  return {
+    id: row.id,
+    role: roleOf(row, adultOk),
+    lastMessage: row.lastMessagePreview,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  } satisfies ChatSessionSummary
+}

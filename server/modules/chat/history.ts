@@ -1,0 +1,34 @@
+import type { ChatRepo } from './chat.repo.ts'
+import { HISTORY_PAGE, toHistory } from './chat-views.ts'
+import { type HistoryMessage, messageCost } from './prompt.ts'
+
+export type LoadedHistory = { history: HistoryMessage[]; olderExist: boolean }
+
+/**
+ * Recent messages (before `beforeId` when given), oldest first, until they surely overflow `budget`.
+ * `firstPage`: the newest HISTORY_PAGE messages, when the caller read them already.
+ */
+export async function loadHistory(
+  repo: Pick<ChatRepo, 'recentMessages'>,
+  sessionId: string,
+  budget: number,
+  beforeId?: number,
+  firstPage?: HistoryMessage[],
+) {
+  const newestFirst: HistoryMessage[] = []
+  let used = 0
+  let cursor = beforeId
+  let page = firstPage
+  for (;;) {
+    const rows = page ?? (await repo.recentMessages(sessionId, { before: cursor, limit: HISTORY_PAGE }))
+    page = undefined
+    for (const row of rows) {
+      newestFirst.push(toHistory(row))
+      used += messageCost(row)
+      if (used > budget) return { history: newestFirst.reverse(), olderExist: true }
+    }
+    const last = rows.at(-1)
+    if (rows.length < HISTORY_PAGE || !last) return { history: newestFirst.reverse(), olderExist: false }
+    cursor = last.id
+  }
+}
