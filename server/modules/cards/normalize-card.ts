@@ -1,3 +1,7 @@
+// Over 400 lines for a reason: one reader per Character Card field family (V1, V2, V3 data, the
+// lorebook, assets, multilingual texts) sharing one report of what was repaired or ignored; split
+// apart they would pass that report and the limits through every file. Readers only, no rules of
+// the product: what a draft becomes is decided in characters/card-mapping.ts.
 import {
   CARD_LIMITS,
   type CardAsset,

@@ -1,3 +1,6 @@
+// Over 400 lines for a reason: the listing's keyset pagination (sort keys, anchors, counts; ADR 013)
+// and the character page, sitemap and seed reads all build on the same key columns and summary
+// columns defined at the top; splitting them would export those internals to several files.
 import { type AnyColumn, and, eq, exists, inArray, type SQL, sql } from 'drizzle-orm'
 import type { RoleSort } from '#contracts/catalogue.ts'
 import type { CardExtras, Lorebook } from '#contracts/characters.ts'
