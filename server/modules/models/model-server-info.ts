@@ -49,19 +49,31 @@ const RUNS = new RegExp(
 )
 const RUN_SCRIPTS = Object.keys(RUN) as Exclude<Script, 'latin'>[]
 
-/** The text cut into runs of one script each, with our token count of each run. */
-export function scriptRuns(text: string): { script: Script; tokens: number }[] {
-  const runs: { script: Script; tokens: number }[] = []
+/**
+ * The text cut into runs of one script each, with the size of each run: our tokens for Latin text,
+ * characters for the others. A vocabulary that splits a script finer than o200k (a Llama-2 one
+ * falls back to about a token per Arabic, Thai or Hindi character) follows the characters far more
+ * closely than o200k's merges: measured on llama.cpp, server tokens per character vary by ±6%
+ * between texts, per o200k token by ±15%.
+ */
+type Run = { script: Script; text: string; units: number }
+
+export function scriptRuns(text: string): Run[] {
+  const runs: Run[] = []
+  const latin = (part: string) => runs.push({ script: 'latin', text: part, units: countTokens(part) })
   let at = 0
   for (const match of text.matchAll(RUNS)) {
-    if (match.index > at) runs.push({ script: 'latin', tokens: countTokens(text.slice(at, match.index)) })
+    if (match.index > at) latin(text.slice(at, match.index))
     const group = match.slice(1).findIndex((g) => g !== undefined)
-    runs.push({ script: RUN_SCRIPTS[group] ?? 'latin', tokens: countTokens(match[0]) })
+    runs.push({ script: RUN_SCRIPTS[group] ?? 'latin', text: match[0], units: [...match[0]].length })
     at = match.index + match[0].length
   }
-  if (at < text.length) runs.push({ script: 'latin', tokens: countTokens(text.slice(at)) })
+  if (at < text.length) latin(text.slice(at))
   return runs
 }
+
+/** The size of a text in its scripts' units (see scriptRuns). */
+const unitsOf = (text: string) => scriptRuns(text).reduce((sum, run) => sum + run.units, 0)
 
 /** Samples the server tokenizes to compare with our count (a few sentences of each script). */
 const SAMPLES: Record<Script, string> = {
@@ -83,21 +95,30 @@ const SAMPLES: Record<Script, string> = {
  * How many server tokens one of ours is, per script, before any measurement: o200k is exact for
  * OpenAI; for other vocabularies, what Llama-family ones measured (issue 18), so a prompt errs short.
  */
-const EXACT: Factors = { latin: 1, cyrillic: 1, arabic: 1, devanagari: 1, thai: 1, cjk: 1, hangul: 1 }
-const LLAMA_PRIOR: Factors = { latin: 1.2, cyrillic: 1.6, arabic: 3, devanagari: 3, thai: 2.2, cjk: 1.7, hangul: 2 }
-const clampFactor = (f: number) => Math.min(8, Math.max(0.5, f))
+const PER_OUR_TOKEN: Factors = { latin: 1.2, cyrillic: 1.6, arabic: 3, devanagari: 3, thai: 2.2, cjk: 1.7, hangul: 2 }
+const clampFactor = (f: number) => Math.min(8, Math.max(0.05, f))
+/** The same per script unit (characters outside Latin), converted on the samples: no figure of our own. */
+const perUnit = (perOurToken: Factors) =>
+  Object.fromEntries(
+    SCRIPTS.map((script) => [script, (perOurToken[script] * countTokens(SAMPLES[script])) / unitsOf(SAMPLES[script])]),
+  ) as Factors
+const ONES: Factors = { latin: 1, cyrillic: 1, arabic: 1, devanagari: 1, thai: 1, cjk: 1, hangul: 1 }
+const LLAMA_PRIOR = perUnit(PER_OUR_TOKEN)
 
 type Learned = {
   /** The server's context, when it told it. */
   contextTokens: number | undefined
   /** Where `POST {root}/tokenize` answers, and in which dialect. */
   tokenize: 'llama.cpp' | 'vllm' | undefined
-  factors: Factors
-  /** Measured against the server's tokenizer (true) or a prior (false). */
-  measured: boolean
+  /** Measured against the server's tokenizer; undefined: the prior. */
+  factors: Factors | undefined
 }
 
 type Entry = {
+  /** The server counts as o200k does (OpenAI): our counts are its own. */
+  exact: boolean
+  /** Server tokens per script unit, before (or without) a measurement. */
+  prior: Factors
   learned: Learned | undefined
   fetchedAt: number
   ok: boolean
@@ -179,19 +200,23 @@ async function ollamaContext(root: string, model: ModelConfig): Promise<number |
 
 /** How the server counts each sample: llama.cpp `{content}` → `{tokens}`, vLLM `{model, prompt}` → `{count}`. */
 async function measureFactors(root: string, model: ModelConfig, dialect: 'llama.cpp' | 'vllm') {
-  const factors = { ...EXACT }
+  const factors = { ...ONES }
   for (const script of SCRIPTS) {
     const body =
       dialect === 'llama.cpp' ? { content: SAMPLES[script] } : { model: model.model, prompt: SAMPLES[script] }
     const answer = obj(await getJson(`${root}/tokenize`, model.apiKey, { method: 'POST', body }))
     const count = Array.isArray(answer.tokens) ? answer.tokens.length : posInt(answer.count)
     if (!count) return undefined
-    factors[script] = clampFactor(count / countTokens(SAMPLES[script]))
+    factors[script] = clampFactor(count / unitsOf(SAMPLES[script]))
   }
   return factors
 }
 
+const isOpenAi = (baseUrl: string) => /(^|\.)openai\.com$/.test(new URL(baseUrl).hostname)
+
 async function probe(model: ModelConfig): Promise<Learned | undefined> {
+  // OpenAI tells no context and has no /tokenize; o200k is its tokenizer.
+  if (isOpenAi(model.baseUrl)) return { contextTokens: undefined, tokenize: undefined, factors: undefined }
   const root = serverRoot(model.baseUrl)
   const props = obj(await getJson(`${root}/props`, model.apiKey))
   const list = await getJson(`${model.baseUrl.replace(/\/+$/, '')}/models`, model.apiKey)
@@ -202,20 +227,22 @@ async function probe(model: ModelConfig): Promise<Learned | undefined> {
   if (contextTokens === undefined) contextTokens = await ollamaContext(root, model)
   const measured = tokenize ? await measureFactors(root, model, tokenize) : undefined
   if (list === undefined && contextTokens === undefined && !measured) return undefined
-  const openai = /(^|\.)openai\.com$/.test(new URL(model.baseUrl).hostname)
-  return {
-    contextTokens,
-    tokenize: measured ? tokenize : undefined,
-    factors: measured ?? (openai ? EXACT : LLAMA_PRIOR),
-    measured: Boolean(measured),
-  }
+  return { contextTokens, tokenize: measured ? tokenize : undefined, factors: measured }
 }
 
 function entryOf(model: ModelConfig): Entry {
   const key = keyOf(model)
   let entry = entries.get(key)
   if (!entry) {
-    entry = { learned: undefined, fetchedAt: 0, ok: false, pending: undefined, correction: { ...EXACT } }
+    entry = {
+      exact: isOpenAi(model.baseUrl),
+      prior: LLAMA_PRIOR,
+      learned: undefined,
+      fetchedAt: 0,
+      ok: false,
+      pending: undefined,
+      correction: { ...ONES },
+    }
     entries.set(key, entry)
   }
   return entry
@@ -244,11 +271,15 @@ async function current(model: ModelConfig): Promise<Entry> {
 }
 
 const factorOf = (entry: Entry, script: Script) =>
-  (entry.learned?.factors ?? LLAMA_PRIOR)[script] * entry.correction[script]
+  (entry.learned?.factors ?? entry.prior)[script] * entry.correction[script]
 
 function estimate(entry: Entry, text: string): number {
   let total = 0
-  for (const run of scriptRuns(text)) total += run.tokens * factorOf(entry, run.script)
+  for (const run of scriptRuns(text)) {
+    total += entry.exact
+      ? countTokens(run.text) * entry.correction[run.script]
+      : run.units * factorOf(entry, run.script)
+  }
   return Math.ceil(total)
 }
 
@@ -302,12 +333,13 @@ export function knownContextTokens(model: ModelConfig): number {
 export function recordPromptUsage(model: ModelConfig, sample: string, estimated: number, promptTokens: number): void {
   if (!(estimated > 0 && promptTokens > 0)) return
   const entry = entryOf(model)
-  const main = scriptRuns(sample).reduce<{ script: Script; tokens: number }>(
-    (best, run) => (run.tokens > best.tokens ? run : best),
-    { script: 'latin', tokens: 0 },
-  ).script
+  const main = scriptRuns(sample).reduce<Run>((best, run) => (run.units > best.units ? run : best), {
+    script: 'latin',
+    text: '',
+    units: 0,
+  }).script
   const next = entry.correction[main] * (1 - SMOOTHING + SMOOTHING * (promptTokens / estimated))
-  entry.correction[main] = clampFactor(next)
+  entry.correction[main] = Math.min(4, Math.max(0.25, next))
 }
 
 /**
