@@ -120,15 +120,23 @@ describe.skipIf(!present)(`a real llama-server started with -c ${CTX}`, () => {
       'कमरे में अँधेरा था, पर उसने दरवाज़े की ओर आते धीमे कदमों की आहट सुनी। किसी ने जवाब नहीं दिया।',
       'ห้องมืดสนิท แต่เธอได้ยินเสียงฝีเท้าช้าๆ เดินเข้ามาใกล้ประตู ไม่มีใครตอบ',
     ]
+    const refused: string[] = []
+    let trimmed = false
     for (let i = 0; i < 12; i++) {
       const res = await t.injectWithLogin(
         { method: 'POST', url: '/api/chat', payload: { sessionId, message: lines[i % lines.length] } },
         user,
       )
-      expect(res.statusCode, `turn ${i}: ${res.body}`).toBe(200)
+      if (res.statusCode !== 200) {
+        refused.push(`turn ${i}: ${res.statusCode} ${res.body}`)
+        continue
+      }
       const context = res.json().data.context
-      expect(context.windowTokens).toBeLessThan(CTX)
-      expect(context.trimmed || i < 2).toBe(true)
+      expect.soft(context.windowTokens).toBeLessThan(CTX)
+      trimmed ||= context.trimmed
     }
+    expect(refused).toEqual([])
+    // The chat did outgrow the window: older messages were left out, not sent.
+    expect(trimmed).toBe(true)
   }, 120_000)
 })
