@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -290,5 +290,20 @@ describe('model registry', () => {
     ])
     // Without contextTokens the server's figure is used (model-server-info.ts); until then, the default.
     expect(registry.models.every((m) => !m.contextConfigured && m.contextTokens === DEFAULT_CONTEXT_TOKENS)).toBe(true)
+  })
+
+  it('accepts the MODELS_FILE example of docs/configuration.md', () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../../docs/configuration.md'), 'utf8')
+    const section = doc.slice(doc.indexOf('## The models file'))
+    const json = /```json\n([\s\S]*?)```/.exec(section)?.[1]
+    if (!json) throw new Error('no example in docs/configuration.md')
+    const registry = loadModelRegistry({ ...llm, modelsFile: modelsFile(json) })
+    expect(registry.models.map((m) => m.id)).toEqual([
+      'nemo-local',
+      'llama3.1:8b',
+      'qwen-vllm',
+      'openrouter-euryale',
+      'gpt-4.1-mini',
+    ])
   })
 })
