@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { contextWindow } from '#server/modules/chat/prompt.ts'
 import { type OllamaModel, type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import {
   forgetModelInfo,
@@ -135,5 +136,17 @@ describe('what the product learns from OpenAI proper', () => {
     expect(fit.serverContextTokens).toBe(128_000)
     expect(fit.contextTokens).toBe(Math.floor(128_000 * (1 - SAFETY_MARGIN)))
     expect(fit.count(ARABIC)).toBe(countTokens(ARABIC))
+  })
+
+  it("the operator's maxReplyTokens caps the reply's share of the window", async () => {
+    const model = modelOn('https://api.openai.com/v1', 'gpt-4.1-mini', {
+      contextTokens: 128_000,
+      contextConfigured: true,
+      maxReplyTokens: 300,
+    })
+    const fit = await modelContext(model, ENGLISH)
+    expect(fit.maxReplyTokens).toBe(300)
+    expect(contextWindow(32, fit.contextTokens, fit.maxReplyTokens).replyReserveTokens).toBe(300)
+    expect(contextWindow(32, fit.contextTokens).replyReserveTokens).toBe(1024)
   })
 })

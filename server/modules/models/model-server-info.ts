@@ -25,6 +25,8 @@ export const RETRY_MS = 60_000
 export const PROBE_TIMEOUT_MS = 3000
 /** Kept free of the server's context for what our estimate may still miss. */
 export const SAFETY_MARGIN = 0.1
+/** How much of the chat's sample text is looked at. */
+const SAMPLE_CHARS = 1000
 /** Weight of one reported `usage.prompt_tokens` in the smoothed correction. */
 const SMOOTHING = 0.3
 
@@ -125,6 +127,8 @@ type Entry = {
   pending: Promise<void> | undefined
   /** Smoothed `usage.prompt_tokens / our estimate`, per script: the chat template's overhead and what the factors miss. */
   correction: Factors
+  /** The last sample's ratio (a turn asks twice with its user's message); cleared when a factor changes. */
+  last: { sample: string; ratio: number } | undefined
 }
 
 const entries = new Map<string, Entry>()
@@ -242,6 +246,7 @@ function entryOf(model: ModelConfig): Entry {
       ok: false,
       pending: undefined,
       correction: { ...ONES },
+      last: undefined,
     }
     entries.set(key, entry)
   }
@@ -255,6 +260,7 @@ export function refreshModelInfo(model: ModelConfig): Promise<void> {
     .then((learned) => {
       entry.ok = learned !== undefined
       if (learned) entry.learned = learned
+      entry.last = undefined
       entry.fetchedAt = Date.now()
     })
     .finally(() => {
@@ -309,8 +315,14 @@ export type ModelContext = {
  */
 export async function modelContext(model: ModelConfig, sample = ''): Promise<ModelContext> {
   const entry = await current(model)
-  const ours = countTokens(sample)
-  const ratio = ours > 0 ? estimate(entry, sample) / ours : factorOf(entry, 'latin')
+  // The start of the text tells its script as well as the whole: the cost stays bounded.
+  const text = sample.slice(0, SAMPLE_CHARS)
+  let ratio = entry.last?.sample === text ? entry.last.ratio : undefined
+  if (ratio === undefined) {
+    const ours = countTokens(text)
+    ratio = ours > 0 ? estimate(entry, text) / ours : entry.exact ? 1 : factorOf(entry, 'latin')
+    entry.last = { sample: text, ratio }
+  }
   const serverContextTokens = serverContext(model, entry)
   return {
     serverContextTokens,
@@ -340,6 +352,7 @@ export function recordPromptUsage(model: ModelConfig, sample: string, estimated:
   }).script
   const next = entry.correction[main] * (1 - SMOOTHING + SMOOTHING * (promptTokens / estimated))
   entry.correction[main] = Math.min(4, Math.max(0.25, next))
+  entry.last = undefined
 }
 
 /**
