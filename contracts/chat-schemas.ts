@@ -6,6 +6,7 @@ import {
   MESSAGES_PAGE_SIZE_DEFAULT,
   MESSAGES_PAGE_SIZE_MAX,
   MODEL_FAILURE_KINDS,
+  MODEL_FAILURE_REASONS,
   SESSIONS_PAGE_SIZE_DEFAULT,
   SESSIONS_PAGE_SIZE_MAX,
 } from './chat.ts'
@@ -210,6 +211,8 @@ export const chatStreamEventSchemas = {
     /** True when the stored answer of an earlier call with this requestId follows (no new generation). */
     replayed: z.boolean(),
   }),
+  /** A piece of the model's reasoning ("thinking"), in order: shown collapsed, never stored (ADR 031). */
+  reasoning: z.object({ text: z.string() }),
   /** A piece of the reply, in order; concatenate them. */
   delta: z.object({ text: z.string() }),
   /** Last event of a completed reply: the stored message, what it cost, the balance and the gauge. */
@@ -218,9 +221,17 @@ export const chatStreamEventSchemas = {
   stopped: z.object({ reply: chatMessageSchema.nullable(), partialKept: z.boolean() }),
   /** Last event when the reply failed. The user's message stays; retry with regenerate. */
   error: z.object({
-    /** MODEL_ERROR, INSUFFICIENT_DIAMONDS, SERVICE_UNAVAILABLE (server shutting down, database unreachable) or INTERNAL_ERROR. */
+    /**
+     * MODEL_ERROR or one of MODEL_FAILURE_CODES (what the provider's refusal means), INSUFFICIENT_DIAMONDS,
+     * SERVICE_UNAVAILABLE (server shutting down, database unreachable) or INTERNAL_ERROR.
+     */
     code: z.string(),
     kind: z.enum(MODEL_FAILURE_KINDS).nullable(),
+    reason: z.enum(MODEL_FAILURE_REASONS).nullable(),
+    /** Whether a retry (regenerate) can help. */
+    retryable: z.boolean(),
+    /** The model provider's Retry-After, in seconds. */
+    retryAfterSeconds: z.number().int().positive().optional(),
     message: z.string(),
     /** True when the text received before the failure was stored as an interrupted reply. */
     partialKept: z.boolean(),

@@ -121,7 +121,9 @@ export function createServices({
     diamonds,
     catalogue,
     timeoutMs: config.llm.timeoutMs,
+    streamLimits: { firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs, idleTimeoutMs: config.llm.idleTimeoutMs },
     log,
+    warn: warn ?? log,
     jobs,
   })
   // The articles are read and rendered once; a broken one stops the start (BlogContentError).

@@ -125,6 +125,9 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
       onDelta(text) {
         stream?.send('delta', { text })
       },
+      onReasoning(text) {
+        stream?.send('reasoning', { text })
+      },
     })
     if (!stream) throw new Error('turn ended without starting')
     if (outcome.kind === 'done') stream.send('done', outcome.result)
@@ -141,6 +144,8 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
     stream.send('error', {
       code: unavailable ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_ERROR',
       kind: null,
+      reason: null,
+      retryable: true,
       message: unavailable ? 'The service is unavailable right now. Please try again.' : 'Internal server error',
       partialKept: false,
       reply: null,
@@ -152,7 +157,7 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
 }
 
 const streamResponse = {
-  200: z.string().describe('text/event-stream: start, delta*, then one of done, stopped, error'),
+  200: z.string().describe('text/event-stream: start, reasoning* and delta*, then one of done, stopped, error'),
 }
 
 export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginAsyncZod {

@@ -1,10 +1,11 @@
-import type { ChatReply, ContextUsage } from '#contracts/chat.ts'
+import { type ChatReply, type ContextUsage, MODEL_FAILURE_CODES } from '#contracts/chat.ts'
 import type { Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Reservation } from '#server/modules/entitlements/entitlements.service.ts'
-import { LlmError, streamChat } from '#server/modules/models/llm-client.ts'
+import { LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
+import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
@@ -45,16 +46,37 @@ export type GenerationDeps = {
   repo: Pick<ChatRepo, 'recentMessages' | 'storeReply'>
   diamonds: Pick<DiamondsService, 'balanceOf'>
   memory: Pick<MemorySummary, 'schedule'>
-  /** Deadline of each model call (LLM_TIMEOUT_MS). */
+  /** Cap on each model call (LLM_TIMEOUT_MS), a safety net. */
   timeoutMs: number
+  /** The limits that fit streaming (ADR 031): the first token, then the pause between tokens. */
+  streamLimits?: StreamLimits | undefined
   log: (info: Record<string, unknown>, msg: string) => void
+  /** A failure the operator can act on, with the provider's own reason. */
+  warn?: ((info: Record<string, unknown>, msg: string) => void) | undefined
+}
+
+export type StreamLimits = { firstTokenTimeoutMs: number; idleTimeoutMs: number }
+
+/** A prompt the model refused as too long is built again within this share of the budget, once. */
+const CONTEXT_RETRY_SHARE = 0.75
+
+/**
+ * The request fields of a model's reasoning setting. MODELS_FILE's `reasoningOff` (read here
+ * defensively until models.ts declares it): `chat_template_kwargs` (llama.cpp, vLLM: Qwen 3-style
+ * templates) or `reasoning_effort` (OpenAI-style APIs). Absent: the server's default.
+ */
+export function reasoningFields(model: ModelConfig): Record<string, unknown> | undefined {
+  const setting = (model as { reasoningOff?: unknown }).reasoningOff
+  if (setting === 'chat_template_kwargs') return reasoningOff('template')
+  if (setting === 'reasoning_effort') return reasoningOff('effort')
+  return undefined
 }
 
 /**
  * The end of every turn: build the prompt, ask the model, stream its text, store the reply (or what
  * came of it, as `interrupted`) and settle its price in the same transaction (ADR 009, ADR 024).
  */
-export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: GenerationDeps) {
+export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimits, log, warn = log }: GenerationDeps) {
   async function resultOf(
     turn: Turn,
     reply: ChatMessageRow,
@@ -118,15 +140,21 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
       budgetTokens: window.budgetTokens,
     }
     const prompt = buildPrompt({ ...promptInput, history })
+    const ask = (messages: typeof prompt.messages) =>
+      streamChat({
+        model,
+        messages,
+        signal: slot.signal,
+        timeoutMs,
+        ...streamLimits,
+        maxTokens: window.replyReserveTokens,
+        extraBody: reasoningFields(model),
+        // Shown while it streams, stored nowhere (ADR 031).
+        onReasoning: (text) => hooks.onReasoning?.(text),
+      })
     // The model is asked first and the start event written while the request travels: the time to
     // the first token does not wait for it.
-    const stream = streamChat({
-      model,
-      messages: prompt.messages,
-      signal: slot.signal,
-      timeoutMs,
-      maxTokens: window.replyReserveTokens,
-    })
+    let stream = ask(prompt.messages)
     const first = stream.next()
     // Awaited below; this only keeps a failure that comes before then from counting as unhandled.
     first.catch(() => {})
@@ -144,20 +172,36 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
 
     let text = ''
     let failure: LlmError | undefined
-    try {
-      let step = await first
+    let finishReason = ''
+    for (let attempt = 0, next = first; ; attempt++) {
       try {
-        for (; !step.done; step = await stream.next()) {
-          text += step.value
-          hooks.onDelta(step.value)
+        let step = await next
+        try {
+          for (; !step.done; step = await stream.next()) {
+            text += step.value
+            hooks.onDelta(step.value)
+          }
+          finishReason = step.value.finishReason
+        } finally {
+          // As `for await` does when its body throws: the call is ended (and its connection released).
+          if (!step.done) await stream.return({ finishReason: 'aborted', text })
         }
-      } finally {
-        // As `for await` does when its body throws: the call is ended (and its connection released).
-        if (!step.done) await stream.return({ finishReason: 'aborted', text })
+      } catch (error) {
+        if (!(error instanceof LlmError)) throw error
+        failure = error
       }
-    } catch (error) {
-      if (!(error instanceof LlmError)) throw error
-      failure = error
+      // The server's context is smaller than the window assumed: trimmed once and sent again
+      // (issue 18 item 8), before any text came.
+      if (attempt > 0 || failure?.reason !== 'context_too_long' || text) break
+      log({ sessionId: session.id, modelId: model.id, err: failure }, 'prompt refused as too long: trimmed, retrying')
+      failure = undefined
+      const smaller = buildPrompt({
+        ...promptInput,
+        history,
+        budgetTokens: Math.floor(window.budgetTokens * CONTEXT_RETRY_SHARE),
+      })
+      stream = ask(smaller.messages)
+      next = stream.next()
     }
     if (!failure && !text.trim()) failure = new LlmError('invalid', 'The model sent an empty reply')
 
@@ -176,7 +220,9 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
       let reply: ChatMessageRow
       try {
         // The hold's diamonds come back and are spent on this reply, in the transaction storing it.
-        const complete = { ...toStore, status: 'complete' as const, diamondsSpent: cost }
+        // Cut at its length: delivered, so paid like a complete reply; Continue is another reply (ADR 031).
+        const status = finishReason === 'length' ? ('cut' as const) : ('complete' as const)
+        const complete = { ...toStore, status, diamondsSpent: cost }
         reply = turn.reservation
           ? await turn.reservation.commit((pay) =>
               repo.storeReply(complete, (tx: Tx, swipeId: number) => pay(tx, `chat:${swipeId}`)),
@@ -195,6 +241,8 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
             event: {
               code: 'INSUFFICIENT_DIAMONDS',
               kind: null,
+              reason: null,
+              retryable: false,
               message: 'Not enough diamonds for this.',
               partialKept: false,
               reply: null,
@@ -225,11 +273,24 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
       })
       return { kind: 'stopped', result, reply }
     }
-    const code = reason === 'shutdown' ? 'SERVICE_UNAVAILABLE' : 'MODEL_ERROR'
-    const message = reason === 'shutdown' ? 'The server is restarting. Please retry.' : failureMessage(failure)
-    const details = { kind: failure.kind, partialKept: Boolean(stored), reply, userMessageId }
-    const status = reason === 'shutdown' ? 503 : failure.kind === 'timeout' ? 504 : 502
-    log({ sessionId: session.id, modelId: model.id, kind: failure.kind, err: failure }, 'chat reply failed')
+    const shutdown = reason === 'shutdown'
+    const code = shutdown ? 'SERVICE_UNAVAILABLE' : MODEL_FAILURE_CODES[failure.reason]
+    const message = shutdown ? 'The server is restarting. Please retry.' : failureMessage(failure)
+    const details = {
+      kind: failure.kind,
+      reason: shutdown ? null : failure.reason,
+      retryable: shutdown || RETRYABLE[failure.reason],
+      ...(failure.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: failure.retryAfterSeconds }),
+      partialKept: Boolean(stored),
+      reply,
+      userMessageId,
+    }
+    const status = shutdown ? 503 : failure.kind === 'timeout' ? 504 : 502
+    const info = { sessionId: session.id, modelId: model.id, kind: failure.kind, reason: failure.reason, err: failure }
+    // What the operator can fix (a refusal of the provider's) at warn, with the provider's own words.
+    if (failure.kind === 'provider' && !shutdown) {
+      warn({ ...info, status: failure.status, hint: OPERATOR_HINTS[failure.reason] }, 'chat reply failed')
+    } else log(info, 'chat reply failed')
     return {
       kind: 'failed',
       error: new AppError(status, code, message, details),

@@ -1,4 +1,7 @@
 import { APIConnectionError, APIError } from 'openai'
+import { MODEL_FAILURE_REASONS, type ModelFailureReason } from '#contracts/chat.ts'
+
+export { MODEL_FAILURE_REASONS, type ModelFailureReason }
 
 /**
  * What a refused or failed model call means for the user and the operator (ADR 031): the provider's
@@ -6,17 +9,6 @@ import { APIConnectionError, APIError } from 'openai'
  * and the operator can fix. The shapes are those of llama.cpp's server and of OpenAI (which vLLM,
  * OpenRouter, LM Studio and Ollama copy).
  */
-export const MODEL_FAILURE_REASONS = [
-  'context_too_long',
-  'model_not_found',
-  'unreachable',
-  'credentials_refused',
-  'rate_limited',
-  'overloaded',
-  'template_refused',
-  'other',
-] as const
-export type ModelFailureReason = (typeof MODEL_FAILURE_REASONS)[number]
 
 /** Whether the same request may succeed when sent again later, unchanged. */
 export const RETRYABLE: Record<ModelFailureReason, boolean> = {
