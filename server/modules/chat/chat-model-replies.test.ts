@@ -146,6 +146,46 @@ describe('replies cut at their length', () => {
   })
 })
 
+describe('Continue', () => {
+  it('extends a cut reply in place: the partial reply goes last as the assistant turn, paid again', async () => {
+    const user = await proUser()
+    const { sessionId } = await newChat(user)
+    api.finishReason = 'length'
+    await streamed(user, { sessionId, message: 'Go on.', chatModelId: 'grand-70b' })
+    const before = await balanceOf(user)
+    api.finishReason = 'stop'
+    api.reply = ' Then she turns to the sea.'
+    const res = await post(user, '/api/chat/continue/stream', { sessionId, chatModelId: 'grand-70b' })
+    const events = parseEvents(res.body)
+    const deltas = events.flatMap((e) => (e.event === 'delta' ? [e.data.text] : [])).join('')
+    expect(deltas).toBe(' Then she turns to the sea.')
+    const asked = api.requests.at(-1)?.messages ?? []
+    expect(asked.at(-1)).toEqual({ role: 'assistant', content: REPLY })
+    expect(asked.at(-2)).toMatchObject({ role: 'user', content: 'Go on.' })
+    const [reply] = await messagesOf(user, sessionId)
+    expect(reply).toMatchObject({
+      author: 'assistant',
+      content: `${REPLY} Then she turns to the sea.`,
+      status: 'complete',
+      swipeCount: 1,
+      diamondsSpent: 2 * PREMIUM_COST,
+    })
+    expect(await balanceOf(user)).toBe(before - PREMIUM_COST)
+  })
+
+  it('refuses when the last message is not a reply, storing nothing', async () => {
+    const { user, sessionId } = await newChat()
+    const greetingOnly = await post(user, '/api/chat/continue', { sessionId })
+    expect(greetingOnly.statusCode).toBe(400)
+    api.fail(500)
+    await post(user, '/api/chat', { sessionId, message: 'Hello?', chatModelId: 'tavern-8b' })
+    const res = await post(user, '/api/chat/continue', { sessionId })
+    expect(res.statusCode).toBe(400)
+    expect(api.requests).toHaveLength(1)
+    expect((await messagesOf(user, sessionId)).map((m) => m.author)).toEqual(['user', 'assistant'])
+  })
+})
+
 describe('model failures', () => {
   it('name what went wrong, say whether a retry helps, and log the reason at warn', async () => {
     const { user, sessionId } = await newChat()

@@ -328,6 +328,42 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
     )
 
     app.post(
+      '/chat/continue',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Continue the last reply (one cut at its length): the model extends the alternative shown',
+          security,
+          body: regenerateBody,
+          response: { 200: okSchema(chatReplySchema) },
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerJson(reply, (hooks) => chat.continue(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
+      '/chat/continue/stream',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Continue, streamed as server-sent events (the deltas are the continuation)',
+          security,
+          body: regenerateBody,
+          response: streamResponse,
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerStream(request, reply, (hooks) => chat.continue(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
       '/chat/stop',
       {
         preHandler: app.requireUser,

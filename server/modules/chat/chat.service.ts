@@ -91,6 +91,7 @@ export function createChatService(deps: ChatDeps) {
 
     send: turns.send,
     regenerate: turns.regenerate,
+    continue: turns.continue,
 
     /** Stops the reply being written in the session; false when none is. */
     async stop(userId: string, sessionId: string): Promise<boolean> {

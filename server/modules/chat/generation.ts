@@ -1,10 +1,11 @@
-import { type ChatReply, type ContextUsage, MODEL_FAILURE_CODES } from '#contracts/chat.ts'
+import { randomUUID } from 'node:crypto'
+import { type ChatReply, type ContextUsage, type MessageStatus, MODEL_FAILURE_CODES } from '#contracts/chat.ts'
 import type { Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Reservation } from '#server/modules/entitlements/entitlements.service.ts'
-import { LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
+import { type ChatMessage, LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
 import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
@@ -40,10 +41,12 @@ export type Turn = {
   slot: Slot
   /** A premium reply's price, reserved before the model is asked (entitlements); null: free. */
   reservation: Reservation | null
+  /** Continue: the reply (its shown alternative) the model extends; null for a new reply (ADR 031). */
+  continuing: ChatMessageRow | null
 }
 
 export type GenerationDeps = {
-  repo: Pick<ChatRepo, 'recentMessages' | 'storeReply'>
+  repo: Pick<ChatRepo, 'recentMessages' | 'storeReply' | 'extendReply'>
   diamonds: Pick<DiamondsService, 'balanceOf'>
   memory: Pick<MemorySummary, 'schedule'>
   /** Cap on each model call (LLM_TIMEOUT_MS), a safety net. */
@@ -59,6 +62,26 @@ export type StreamLimits = { firstTokenTimeoutMs: number; idleTimeoutMs: number 
 
 /** A prompt the model refused as too long is built again within this share of the budget, once. */
 const CONTEXT_RETRY_SHARE = 0.75
+
+/**
+ * The messages that ask the model to continue `partial`, its own reply: by default the reply as the
+ * last, unfinished assistant turn, which llama.cpp (and vLLM, with `continue_final_message`)
+ * continues where it stopped; MODELS_FILE's `continueStyle: "user-turn"` (read here defensively
+ * until models.ts declares it) adds a user turn "Continue." for servers that answer a trailing
+ * assistant turn anew (OpenAI).
+ */
+export function continuationMessages(messages: readonly ChatMessage[], partial: string, model: ModelConfig) {
+  const asked: ChatMessage[] = [...messages, { role: 'assistant', content: partial }]
+  if ((model as { continueStyle?: unknown }).continueStyle === 'user-turn')
+    asked.push({ role: 'user', content: 'Continue.' })
+  return asked
+}
+
+/** How a continuation joins the reply: as it came after a prefill; after a space when it was a new turn. */
+function joinContinuation(partial: string, text: string, model: ModelConfig) {
+  if ((model as { continueStyle?: unknown }).continueStyle !== 'user-turn') return text
+  return /\s$/.test(partial) || /^\s/.test(text) ? text : ` ${text}`
+}
 
 /**
  * The request fields of a model's reasoning setting. MODELS_FILE's `reasoningOff` (read here
@@ -130,20 +153,25 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
     const { session, model, plan, hooks, slot } = turn
     const window = contextWindow(plan.memoryK, model.contextTokens)
     const character = characterOf(session)
-    const { history, olderExist } =
-      loaded ?? (await loadHistory(repo, session.id, window.budgetTokens, turn.targetId ?? undefined))
+    const { continuing } = turn
+    const read =
+      loaded ??
+      (await loadHistory(repo, session.id, window.budgetTokens, continuing ? undefined : (turn.targetId ?? undefined)))
+    const { olderExist } = read
+    // Continue: the prompt without the reply it extends, which goes last as the model's own turn.
+    const history = continuing ? read.history.filter((m) => m.id !== continuing.id) : read.history
     const promptInput = {
       character,
       userName: session.username,
       memoryNote: session.memoryNote,
       olderExist,
-      budgetTokens: window.budgetTokens,
+      budgetTokens: window.budgetTokens - (continuing?.tokens ?? 0),
     }
     const prompt = buildPrompt({ ...promptInput, history })
     const ask = (messages: typeof prompt.messages) =>
       streamChat({
         model,
-        messages,
+        messages: continuing ? continuationMessages(messages, continuing.content, model) : messages,
         signal: slot.signal,
         timeoutMs,
         ...streamLimits,
@@ -198,7 +226,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
       const smaller = buildPrompt({
         ...promptInput,
         history,
-        budgetTokens: Math.floor(window.budgetTokens * CONTEXT_RETRY_SHARE),
+        budgetTokens: Math.floor(promptInput.budgetTokens * CONTEXT_RETRY_SHARE),
       })
       stream = ask(smaller.messages)
       next = stream.next()
@@ -214,6 +242,33 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
       requestId: turn.requestId,
     }
     const userMessageId = turn.userMessage?.id ?? null
+    /** Stores the reply, or (Continue) what came appended to the reply it extends. */
+    const store = async (
+      status: MessageStatus,
+      diamondsSpent: number,
+      within?: (tx: Tx, swipeId: number) => Promise<unknown>,
+    ): Promise<ChatMessageRow> => {
+      if (!continuing) return repo.storeReply({ ...toStore, status, diamondsSpent }, within)
+      const addition = joinContinuation(continuing.content, text, model)
+      const extended =
+        continuing.swipeId === null
+          ? null
+          : await repo.extendReply(
+              {
+                sessionId: session.id,
+                messageId: continuing.id,
+                swipeId: continuing.swipeId,
+                addition,
+                tokens: countTokens(continuing.content + addition),
+                status,
+                modelId: model.id,
+                diamondsSpent,
+              },
+              within,
+            )
+      if (!extended) throw AppError.conflict('The reply was changed while it was continued.')
+      return extended
+    }
 
     if (!failure) {
       const cost = turn.price
@@ -222,12 +277,14 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
         // The hold's diamonds come back and are spent on this reply, in the transaction storing it.
         // Cut at its length: delivered, so paid like a complete reply; Continue is another reply (ADR 031).
         const status = finishReason === 'length' ? ('cut' as const) : ('complete' as const)
-        const complete = { ...toStore, status, diamondsSpent: cost }
+        // A continuation is paid under its own reference: the alternative's `chat:<id>` is taken.
+        const reference = (swipeId: number) =>
+          continuing ? `chat-continue:${swipeId}:${randomUUID()}` : `chat:${swipeId}`
         reply = turn.reservation
           ? await turn.reservation.commit((pay) =>
-              repo.storeReply(complete, (tx: Tx, swipeId: number) => pay(tx, `chat:${swipeId}`)),
+              store(status, cost, (tx: Tx, swipeId: number) => pay(tx, reference(swipeId))),
             )
-          : await repo.storeReply(complete)
+          : await store(status, cost)
       } catch (error) {
         // Only when the hold was refunded meanwhile (a reply that outlived the stale-hold deadline)
         // and the balance no longer covers the reply.
@@ -261,7 +318,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
       return { kind: 'done', result }
     }
 
-    const stored = text.trim() ? await repo.storeReply({ ...toStore, status: 'interrupted', diamondsSpent: 0 }) : null
+    const stored = text.trim() ? await store('interrupted', 0) : null
     const reply = stored ? toChatMessage(stored) : null
     const reason = slot.reason()
     if (failure.kind === 'aborted' && reason !== 'shutdown') {
