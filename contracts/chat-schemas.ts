@@ -42,7 +42,16 @@ export const publicModelSchema = z.object({
   /** The most the model takes in, prompt and reply, in tokens. */
   contextTokens: z.number().int(),
 })
-export const modelListSchema = z.object({ models: z.array(publicModelSchema), defaultModelId: z.string() })
+export const modelListSchema = z.object({
+  models: z.array(publicModelSchema),
+  defaultModelId: z.string(),
+  /**
+   * By model id: false when the last check (every minute) found its server down or refusing us.
+   * The chat says "no model reachable" when `anyReachable` is false (ADR 031).
+   */
+  reachable: z.record(z.string(), z.boolean()),
+  anyReachable: z.boolean(),
+})
 
 export const chatMessageSchema = z.object({
   id: z.number().int(),

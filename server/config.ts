@@ -51,6 +51,8 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
   LLM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   LLM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  // How often every model endpoint is checked (GET /models); 0: never (ADR 031).
+  LLM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   SMTP_URL: optionalString.pipe(
     z
       .string()
@@ -107,6 +109,8 @@ export type Config = Readonly<{
     firstTokenTimeoutMs: number
     /** Streaming: the longest pause between two tokens. */
     idleTimeoutMs: number
+    /** How often the model endpoints are checked; 0: never. */
+    healthIntervalMs: number
     /** Production: MODELS_FILE endpoints on the internet must be https:// (ASVS 9.2.1). */
     requireTls: boolean
   }
@@ -226,6 +230,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: env.LLM_TIMEOUT_MS,
       firstTokenTimeoutMs: env.LLM_FIRST_TOKEN_TIMEOUT_MS,
       idleTimeoutMs: env.LLM_IDLE_TIMEOUT_MS,
+      healthIntervalMs: env.LLM_HEALTH_INTERVAL_MS,
       requireTls: isProduction,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, contactTo: env.CONTACT_EMAIL ?? env.MAIL_FROM },

@@ -1,4 +1,4 @@
-// Over 400 lines for a reason: 17 routes, each mostly its zod schema and OpenAPI summary, plus the
+// Over 400 lines for a reason: 19 routes, each mostly its zod schema and OpenAPI summary, plus the
 // two ways a turn is answered (JSON, server-sent events). No rule lives here; the chat's logic is
 // in the files listed at the top of chat.service.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify'
