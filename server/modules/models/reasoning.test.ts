@@ -27,6 +27,13 @@ describe('<think> blocks in streamed content', () => {
     })
   })
 
+  it('drops the blank lines between a block and the answer, not those inside the answer', () => {
+    expect(split(['<think>Plan.</think>', '\n\n', 'Hello.\n\nHow are you?'])).toEqual({
+      content: 'Hello.\n\nHow are you?',
+      reasoning: 'Plan.',
+    })
+  })
+
   it('keeps an unfinished block as reasoning (a reply cut while thinking)', () => {
     expect(split(['<think>Still thinking</'])).toEqual({ content: '', reasoning: 'Still thinking</' })
   })

@@ -12,6 +12,8 @@ export type Parts = { content: string; reasoning: string }
 export function createThinkSplitter() {
   let inside = false
   let held = ''
+  /** Right after a block: the blank lines templates put before the answer are not part of it. */
+  let afterBlock = false
 
   /** How many trailing characters of `text` could begin `tag`. */
   function partialTail(text: string, tag: string): number {
@@ -26,6 +28,11 @@ export function createThinkSplitter() {
       let text = held + delta
       held = ''
       const out: Parts = { content: '', reasoning: '' }
+      const addContent = (part: string) => {
+        const kept = afterBlock ? part.trimStart() : part
+        if (kept) afterBlock = false
+        out.content += kept
+      }
       for (;;) {
         const tag = inside ? CLOSE : OPEN
         const at = text.indexOf(tag)
@@ -34,12 +41,13 @@ export function createThinkSplitter() {
           held = text.slice(text.length - keep)
           const part = text.slice(0, text.length - keep)
           if (inside) out.reasoning += part
-          else out.content += part
+          else addContent(part)
           return out
         }
         if (inside) out.reasoning += text.slice(0, at)
-        else out.content += text.slice(0, at)
+        else addContent(text.slice(0, at))
         text = text.slice(at + tag.length)
+        if (inside) afterBlock = true
         inside = !inside
       }
     },
@@ -47,7 +55,8 @@ export function createThinkSplitter() {
     flush(): Parts {
       const rest = held
       held = ''
-      return inside ? { content: '', reasoning: rest } : { content: rest, reasoning: '' }
+      if (inside) return { content: '', reasoning: rest }
+      return { content: afterBlock ? rest.trimStart() : rest, reasoning: '' }
     },
   }
 }
