@@ -5,7 +5,7 @@ import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Reservation } from '#server/modules/entitlements/entitlements.service.ts'
-import { type ChatMessage, LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
+import { LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
 import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
@@ -19,6 +19,7 @@ import {
   toHistory,
   usageOf,
 } from './chat-views.ts'
+import { continuationMessages, createEchoStripper, joinContinuation } from './continuation.ts'
 import { type LoadedHistory, loadHistory } from './history.ts'
 import type { MemorySummary } from './memory-summary.ts'
 import { buildPrompt, contextWindow } from './prompt.ts'
@@ -62,26 +63,6 @@ export type StreamLimits = { firstTokenTimeoutMs: number; idleTimeoutMs: number 
 
 /** A prompt the model refused as too long is built again within this share of the budget, once. */
 const CONTEXT_RETRY_SHARE = 0.75
-
-/**
- * The messages that ask the model to continue `partial`, its own reply: by default the reply as the
- * last, unfinished assistant turn, which llama.cpp (and vLLM, with `continue_final_message`)
- * continues where it stopped; MODELS_FILE's `continueStyle: "user-turn"` (read here defensively
- * until models.ts declares it) adds a user turn "Continue." for servers that answer a trailing
- * assistant turn anew (OpenAI).
- */
-export function continuationMessages(messages: readonly ChatMessage[], partial: string, model: ModelConfig) {
-  const asked: ChatMessage[] = [...messages, { role: 'assistant', content: partial }]
-  if ((model as { continueStyle?: unknown }).continueStyle === 'user-turn')
-    asked.push({ role: 'user', content: 'Continue.' })
-  return asked
-}
-
-/** How a continuation joins the reply: as it came after a prefill; after a space when it was a new turn. */
-function joinContinuation(partial: string, text: string, model: ModelConfig) {
-  if ((model as { continueStyle?: unknown }).continueStyle !== 'user-turn') return text
-  return /\s$/.test(partial) || /^\s/.test(text) ? text : ` ${text}`
-}
 
 /**
  * The request fields of a model's reasoning setting. MODELS_FILE's `reasoningOff` (read here
@@ -202,12 +183,21 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
     let failure: LlmError | undefined
     let finishReason = ''
     for (let attempt = 0, next = first; ; attempt++) {
+      // llama.cpp streams a continued reply from its start: what was there already is not sent again.
+      const echo = continuing ? createEchoStripper(continuing.content) : undefined
       try {
         let step = await next
         try {
           for (; !step.done; step = await stream.next()) {
-            text += step.value
-            hooks.onDelta(step.value)
+            const piece = echo ? echo.push(step.value) : step.value
+            if (!piece) continue
+            text += piece
+            hooks.onDelta(piece)
+          }
+          const rest = echo?.flush()
+          if (rest) {
+            text += rest
+            hooks.onDelta(rest)
           }
           finishReason = step.value.finishReason
         } finally {
