@@ -1,6 +1,6 @@
 import type { ErrorCode } from './api.ts'
 import type { CardImportError } from './characters.ts'
-import type { ChatMessage, ModelFailureKind } from './chat.ts'
+import type { ChatMessage, ModelFailureKind, ModelFailureReason } from './chat.ts'
 
 /**
  * What `details` holds for each error code, so that the server's services, the pages' loaders and
@@ -28,6 +28,11 @@ export type CardProblem = { reason: CardImportError; field?: string; limit?: num
 /** A reply that failed while it was written (MODEL_ERROR, or SERVICE_UNAVAILABLE when the server stopped). */
 export type ReplyFailure = {
   kind: ModelFailureKind | null
+  reason?: ModelFailureReason | null
+  /** Whether a retry can help. */
+  retryable?: boolean
+  /** The model provider's Retry-After, in seconds. */
+  retryAfterSeconds?: number
   /** The text received before the failure was stored as an interrupted reply. */
   partialKept: boolean
   reply: ChatMessage | null
@@ -50,6 +55,13 @@ export type ErrorDetailsByCode = {
   MODEL_UNAVAILABLE: { chatModelId: string }
   PREMIUM_REQUIRES_PLAN: { chatModelId: string; planId: string }
   MODEL_ERROR: ReplyFailure
+  MODEL_CONTEXT_TOO_LONG: ReplyFailure
+  MODEL_NOT_FOUND: ReplyFailure
+  MODEL_UNREACHABLE: ReplyFailure
+  MODEL_CREDENTIALS_REFUSED: ReplyFailure
+  MODEL_RATE_LIMITED: ReplyFailure
+  MODEL_OVERLOADED: ReplyFailure
+  MODEL_TEMPLATE_REFUSED: ReplyFailure
   SERVICE_UNAVAILABLE: ReplyFailure | undefined
   INVALID_CARD: CardProblem
   ALREADY_SUBSCRIBED: { planId: string }

@@ -14,7 +14,13 @@ export function okEnvelope<T extends z.ZodType>(data: T) {
 }
 
 export const healthResponse = z.object({ status: z.literal('ok') })
+/** The last check of a model's server (server/modules/health/model-health.ts, ADR 031). */
+export const MODEL_HEALTH_STATUSES = ['ok', 'unreachable', 'credentials_refused', 'failing', 'unknown'] as const
+export type ModelHealth = (typeof MODEL_HEALTH_STATUSES)[number]
+
 export const readinessResponse = z.object({
   status: z.enum(['ok', 'unavailable']),
   checks: z.record(z.string(), z.enum(['ok', 'failed'])),
+  /** Each model's server, by model id: reported, never failing readiness (ADR 031). */
+  models: z.record(z.string(), z.enum(MODEL_HEALTH_STATUSES)).optional(),
 })

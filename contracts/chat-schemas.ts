@@ -6,6 +6,7 @@ import {
   MESSAGES_PAGE_SIZE_DEFAULT,
   MESSAGES_PAGE_SIZE_MAX,
   MODEL_FAILURE_KINDS,
+  MODEL_FAILURE_REASONS,
   SESSIONS_PAGE_SIZE_DEFAULT,
   SESSIONS_PAGE_SIZE_MAX,
 } from './chat.ts'
@@ -41,7 +42,16 @@ export const publicModelSchema = z.object({
   /** The most the model takes in, prompt and reply, in tokens. */
   contextTokens: z.number().int(),
 })
-export const modelListSchema = z.object({ models: z.array(publicModelSchema), defaultModelId: z.string() })
+export const modelListSchema = z.object({
+  models: z.array(publicModelSchema),
+  defaultModelId: z.string(),
+  /**
+   * By model id: false when the last check (every minute) found its server down or refusing us.
+   * The chat says "no model reachable" when `anyReachable` is false (ADR 031).
+   */
+  reachable: z.record(z.string(), z.boolean()),
+  anyReachable: z.boolean(),
+})
 
 export const chatMessageSchema = z.object({
   id: z.number().int(),
@@ -210,6 +220,8 @@ export const chatStreamEventSchemas = {
     /** True when the stored answer of an earlier call with this requestId follows (no new generation). */
     replayed: z.boolean(),
   }),
+  /** A piece of the model's reasoning ("thinking"), in order: shown collapsed, never stored (ADR 031). */
+  reasoning: z.object({ text: z.string() }),
   /** A piece of the reply, in order; concatenate them. */
   delta: z.object({ text: z.string() }),
   /** Last event of a completed reply: the stored message, what it cost, the balance and the gauge. */
@@ -218,9 +230,17 @@ export const chatStreamEventSchemas = {
   stopped: z.object({ reply: chatMessageSchema.nullable(), partialKept: z.boolean() }),
   /** Last event when the reply failed. The user's message stays; retry with regenerate. */
   error: z.object({
-    /** MODEL_ERROR, INSUFFICIENT_DIAMONDS, SERVICE_UNAVAILABLE (server shutting down, database unreachable) or INTERNAL_ERROR. */
+    /**
+     * MODEL_ERROR or one of MODEL_FAILURE_CODES (what the provider's refusal means), INSUFFICIENT_DIAMONDS,
+     * SERVICE_UNAVAILABLE (server shutting down, database unreachable) or INTERNAL_ERROR.
+     */
     code: z.string(),
     kind: z.enum(MODEL_FAILURE_KINDS).nullable(),
+    reason: z.enum(MODEL_FAILURE_REASONS).nullable(),
+    /** Whether a retry (regenerate) can help. */
+    retryable: z.boolean(),
+    /** The model provider's Retry-After, in seconds. */
+    retryAfterSeconds: z.number().int().positive().optional(),
     message: z.string(),
     /** True when the text received before the failure was stored as an interrupted reply. */
     partialKept: z.boolean(),

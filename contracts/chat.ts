@@ -38,13 +38,15 @@ export type MessageAuthor = (typeof MESSAGE_AUTHORS)[number]
 /**
  * `complete`: the model finished the reply. `interrupted`: the reply broke off (the user stopped it,
  * the model failed, timed out or the stream was cut) and the text received so far was kept.
+ * `cut`: the model stopped at its reply length (`finish_reason: "length"`): delivered and paid like
+ * a complete reply, and Continue may extend it (ADR 031).
  * A reply that failed before any text arrived is not stored at all.
  */
-export const MESSAGE_STATUSES = ['complete', 'interrupted'] as const
+export const MESSAGE_STATUSES = ['complete', 'interrupted', 'cut'] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 
 /** Server-sent events of `/api/chat/stream` and `/api/chat/regenerate/stream`, in the order they come. */
-export const CHAT_STREAM_EVENTS = ['start', 'delta', 'done', 'stopped', 'error'] as const
+export const CHAT_STREAM_EVENTS = ['start', 'reasoning', 'delta', 'done', 'stopped', 'error'] as const
 export type ChatStreamEventName = (typeof CHAT_STREAM_EVENTS)[number]
 
 /**
@@ -54,6 +56,36 @@ export type ChatStreamEventName = (typeof CHAT_STREAM_EVENTS)[number]
  */
 export const MODEL_FAILURE_KINDS = ['timeout', 'provider', 'cut', 'invalid', 'aborted'] as const
 export type ModelFailureKind = (typeof MODEL_FAILURE_KINDS)[number]
+
+/** What a provider's refusal means (server/modules/models/model-failures.ts sorts them). */
+export const MODEL_FAILURE_REASONS = [
+  'context_too_long',
+  'model_not_found',
+  'unreachable',
+  'credentials_refused',
+  'rate_limited',
+  'overloaded',
+  'template_refused',
+  'other',
+] as const
+export type ModelFailureReason = (typeof MODEL_FAILURE_REASONS)[number]
+
+/**
+ * The error code of a failed reply, by what the provider's refusal means (ADR 031). Each has its
+ * localized message (`apiErrors` in locales/<locale>/common.json); `retryable` says whether a retry
+ * can help. Other failures (timeouts, cut streams, unknown provider errors) stay MODEL_ERROR.
+ */
+export const MODEL_FAILURE_CODES = {
+  context_too_long: 'MODEL_CONTEXT_TOO_LONG',
+  model_not_found: 'MODEL_NOT_FOUND',
+  unreachable: 'MODEL_UNREACHABLE',
+  credentials_refused: 'MODEL_CREDENTIALS_REFUSED',
+  rate_limited: 'MODEL_RATE_LIMITED',
+  overloaded: 'MODEL_OVERLOADED',
+  template_refused: 'MODEL_TEMPLATE_REFUSED',
+  other: 'MODEL_ERROR',
+} as const
+export type ModelFailureCode = (typeof MODEL_FAILURE_CODES)[keyof typeof MODEL_FAILURE_CODES]
 
 /** How the message length bound counts: characters as people see them, not UTF-16 units. */
 export function messageLength(text: string): number {

@@ -267,7 +267,11 @@ describe('readiness when the database is gone', () => {
       await t.database.close()
       const res = await t.app.inject({ method: 'GET', url: '/readyz' })
       expect(res.statusCode).toBe(503)
-      expect(res.json()).toEqual({ status: 'unavailable', checks: expect.objectContaining({ database: 'failed' }) })
+      expect(res.json()).toEqual({
+        status: 'unavailable',
+        checks: expect.objectContaining({ database: 'failed' }),
+        models: expect.any(Object),
+      })
       // Liveness is about the process, not its dependencies.
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200)
     } finally {

@@ -138,6 +138,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     plansFile: options.plansFile,
   })
   app.addHook('onClose', async () => services.mailer.close())
+  // Every model endpoint checked at start and every minute (ADR 031).
+  app.addHook('onReady', async () => services.modelHealth.start())
+  app.addHook('preClose', async () => services.modelHealth.stop())
   // Jobs cut short by shutdown return to the queue before the database closes.
   if (options.jobQueue?.worker !== false) {
     app.addHook('onReady', async () => services.jobs.start())
@@ -207,7 +210,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Off in production unless API_DOCS=true: the whole API's map is no help to users (ADR 026).
   if (config.apiDocs) await app.register(apiDocs, { publicUrl: config.publicUrl })
 
-  await app.register(healthRoutes)
+  await app.register(healthRoutes(services.modelHealth))
   // Outside /api: robots.txt, the sitemaps and the articles' images.
   await app.register(sitemapFileRoutes(services.sitemap))
   await app.register(blogAssetRoutes(services.blog))
@@ -220,7 +223,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await api.register(diamondsRoutes(services.diamonds, services.entitlements, config.cronSecret))
       await api.register(imagesRoutes(services.images))
       await api.register(paymentsRoutes(services.payments, options.kv))
-      await api.register(modelsRoutes(services.models))
+      await api.register(modelsRoutes(services.models, services.modelHealth))
       await api.register(chatRoutes(services.chat, options.kv))
       await api.register(blogRoutes(services.blog))
       await api.register(sitemapApiRoutes(services.sitemap))

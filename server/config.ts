@@ -46,7 +46,13 @@ const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: z.string().trim().min(1).default('llama3.2'),
   MODELS_FILE: optionalString,
-  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  // Streaming limits (ADR 031): the first token (queueing included), the pause between tokens,
+  // and a generous cap on the whole call as a safety net.
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  LLM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  LLM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  // How often every model endpoint is checked (GET /models); 0: never (ADR 031).
+  LLM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   SMTP_URL: optionalString.pipe(
     z
       .string()
@@ -97,8 +103,14 @@ export type Config = Readonly<{
     apiKey: string | undefined
     model: string
     modelsFile: string | undefined
-    /** Deadline of one model call, first byte to last chunk. */
+    /** Cap on one model call, first byte to last chunk: a safety net (ADR 031). */
     timeoutMs: number
+    /** Streaming: the longest wait for the first token, a queued request's wait included. */
+    firstTokenTimeoutMs: number
+    /** Streaming: the longest pause between two tokens. */
+    idleTimeoutMs: number
+    /** How often the model endpoints are checked; 0: never. */
+    healthIntervalMs: number
     /** Production: MODELS_FILE endpoints on the internet must be https:// (ASVS 9.2.1). */
     requireTls: boolean
   }
@@ -216,6 +228,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       model: env.LLM_MODEL,
       modelsFile: env.MODELS_FILE,
       timeoutMs: env.LLM_TIMEOUT_MS,
+      firstTokenTimeoutMs: env.LLM_FIRST_TOKEN_TIMEOUT_MS,
+      idleTimeoutMs: env.LLM_IDLE_TIMEOUT_MS,
+      healthIntervalMs: env.LLM_HEALTH_INTERVAL_MS,
       requireTls: isProduction,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, contactTo: env.CONTACT_EMAIL ?? env.MAIL_FROM },

@@ -23,6 +23,7 @@ import { createEntitlementsRepo } from '#server/modules/entitlements/entitlement
 import { createEntitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { loadPlanRegistry } from '#server/modules/entitlements/plan-registry.ts'
 import { PLANS_FILE } from '#server/modules/entitlements/plans-file.ts'
+import { createModelHealth } from '#server/modules/health/model-health.ts'
 import { createImagesRepo } from '#server/modules/images/images.repo.ts'
 import { createImagesService } from '#server/modules/images/images.service.ts'
 import { createJobQueue, type JobQueueOptions, PermanentJobError } from '#server/modules/jobs/job-queue.ts'
@@ -89,6 +90,12 @@ export function createServices({
   const plans = loadPlanRegistry(plansFile)
   // Reads MODELS_FILE; a bad file throws ModelsFileError (a ConfigError) and the app does not start.
   const models = loadModelRegistry(config.llm)
+  const modelHealth = createModelHealth({
+    models: models.models,
+    warn: warn ?? log,
+    info: log,
+    intervalMs: config.llm.healthIntervalMs,
+  })
   const diamonds = createDiamondsService(createDiamondsRepo(db), plans)
   const entitlements = createEntitlements({ repo: createEntitlementsRepo(db), plans, models, diamonds, log })
   const auth = createAuthService({
@@ -121,7 +128,9 @@ export function createServices({
     diamonds,
     catalogue,
     timeoutMs: config.llm.timeoutMs,
+    streamLimits: { firstTokenTimeoutMs: config.llm.firstTokenTimeoutMs, idleTimeoutMs: config.llm.idleTimeoutMs },
     log,
+    warn: warn ?? log,
     jobs,
   })
   // The articles are read and rendered once; a broken one stops the start (BlogContentError).
@@ -183,6 +192,7 @@ export function createServices({
     payments,
     gateways,
     models,
+    modelHealth,
     chat,
     blog,
     friendshipLinks,

@@ -72,7 +72,7 @@ export const chatMessages = pgTable(
       .on(table.sessionId, table.requestId)
       .where(sql`${table.requestId} is not null`),
     check('chat_messages_author', sql`${table.author} in ('user', 'assistant')`),
-    check('chat_messages_status', sql`${table.status} in ('complete', 'interrupted')`),
+    check('chat_messages_status', sql`${table.status} in ('complete', 'interrupted', 'cut')`),
   ],
 )
 
@@ -102,7 +102,7 @@ export const chatSwipes = pgTable(
     uniqueIndex('chat_swipes_request_key')
       .on(table.messageId, table.requestId)
       .where(sql`${table.requestId} is not null`),
-    check('chat_swipes_status', sql`${table.status} in ('complete', 'interrupted')`),
+    check('chat_swipes_status', sql`${table.status} in ('complete', 'interrupted', 'cut')`),
   ],
 )
 

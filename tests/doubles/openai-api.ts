@@ -21,8 +21,8 @@ export type ChatRequestBody = {
 export type Reply = string | ((messages: ChatMessageBody[], body: ChatRequestBody) => string)
 
 export type Fault =
-  /** Answers with this status and an OpenAI-style error JSON. */
-  | { kind: 'fail'; status: number; message: string }
+  /** Answers with this status and an OpenAI-style error JSON (or `body` as given), with `headers`. */
+  | { kind: 'fail'; status: number; message: string; body?: unknown; headers?: Record<string, string> }
   /** Sends the response headers, then nothing until the client gives up. */
   | { kind: 'stall' }
   /** Sends the role chunk and `afterChunks` content chunks, then destroys the socket. */
@@ -48,6 +48,10 @@ export type OpenAiApiOptions = {
   tokenDelayMs?: number
   /** Pause between the role chunk (sent with the headers) and the first content delta. */
   firstTokenDelayMs?: number
+  /** Streamed as `delta.reasoning_content` before the reply (as llama.cpp and vLLM send thinking). */
+  reasoning?: string
+  /** The finish reason of the last chunk: `length` plays a reply cut by max_tokens. */
+  finishReason?: 'stop' | 'length'
   /** When set, requests need `Authorization: Bearer <apiKey>` (401 otherwise). */
   apiKey?: string
   /** Listed by `GET /v1/models`; when set, other model names are answered 404 like OpenAI does. */
@@ -161,6 +165,8 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     reply: options.reply ?? ('Hello from the model double.' as Reply),
     tokenDelayMs: options.tokenDelayMs ?? 0,
     firstTokenDelayMs: options.firstTokenDelayMs ?? 0,
+    reasoning: options.reasoning ?? '',
+    finishReason: options.finishReason ?? ('stop' as 'stop' | 'length'),
   }
 
   const sendJson = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -221,7 +227,11 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
       timings.push(timing)
       const fault = faults.shift()
       if (fault?.kind === 'fail') {
-        sendError(res, fault.status, fault.message)
+        if (fault.body === undefined && !fault.headers) sendError(res, fault.status, fault.message)
+        else {
+          res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers })
+          res.end(JSON.stringify(fault.body ?? { error: { message: fault.message, type: 'server_error' } }))
+        }
         return
       }
       const text = typeof state.reply === 'function' ? state.reply(body.messages, body) : state.reply
@@ -283,12 +293,16 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
       return
     }
     res.write(event({ role: 'assistant', content: '' }, null))
-    const deltas = splitIntoDeltas(text)
+    const thoughts = splitIntoDeltas(state.reasoning)
+    const deltas = [
+      ...thoughts.map((t) => ({ reasoning_content: t })),
+      ...splitIntoDeltas(text).map((t) => ({ content: t })),
+    ]
     const stopAfter = fault?.kind === 'cut' || fault?.kind === 'end' ? fault.afterChunks : Number.POSITIVE_INFINITY
     for (const [i, delta] of deltas.entries()) {
       if (i >= stopAfter) break
       if (!(await pause(res, i === 0 ? state.firstTokenDelayMs : state.tokenDelayMs))) return
-      res.write(event({ content: delta }, null))
+      res.write(event(delta, null))
       if (i === 0) timing.firstTokenAt = now()
     }
     if (fault?.kind === 'cut' || fault?.kind === 'end') {
@@ -300,12 +314,12 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     }
     if (deltas.length === 0) timing.firstTokenAt = now()
     if (body.stream_options && (body.stream_options as { include_usage?: boolean }).include_usage) {
-      res.write(event({}, 'stop'))
+      res.write(event({}, state.finishReason))
       res.write(
         `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [], usage: usage(body, text) })}\n\n`,
       )
     } else {
-      res.write(event({}, 'stop'))
+      res.write(event({}, state.finishReason))
     }
     timing.doneAt = now()
     res.end('data: [DONE]\n\n')
@@ -351,7 +365,7 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
           index: 0,
           message: { role: 'assistant', content: text, refusal: null, annotations: [] },
           logprobs: null,
-          finish_reason: 'stop',
+          finish_reason: state.finishReason,
         },
       ],
       usage: usage(body, text),
@@ -396,6 +410,39 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     /** The next request is answered with this status and an OpenAI-style error. */
     fail(status: number, message = `The server had an error while processing your request (double, ${status}).`) {
       faults.push({ kind: 'fail', status, message })
+    },
+    get reasoning() {
+      return state.reasoning
+    },
+    set reasoning(text: string) {
+      state.reasoning = text
+    },
+    get finishReason() {
+      return state.finishReason
+    },
+    set finishReason(value: 'stop' | 'length') {
+      state.finishReason = value
+    },
+    /** The next request is answered with this status and exactly this JSON body and headers. */
+    failWith(status: number, body: unknown, headers: Record<string, string> = {}) {
+      faults.push({ kind: 'fail', status, message: '', body, headers })
+    },
+    /** The next request is refused as llama.cpp's server refuses a prompt longer than its context (-c). */
+    failContextLikeLlamaCpp(promptTokens = 5000, contextTokens = 4096) {
+      faults.push({
+        kind: 'fail',
+        status: 400,
+        message: '',
+        body: {
+          error: {
+            code: 400,
+            message: `request (${promptTokens} tokens) exceeds the available context size (${contextTokens} tokens), try increasing it`,
+            type: 'exceed_context_size_error',
+            n_prompt_tokens: promptTokens,
+            n_ctx: contextTokens,
+          },
+        },
+      })
     },
     /** The next request gets headers and then silence. */
     stall() {

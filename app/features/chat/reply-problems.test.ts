@@ -14,6 +14,8 @@ const t = i18n.getFixedT('en', 'chat') as unknown as TFunction<'chat'>
 const failure = (code: string) => ({
   code,
   kind: null,
+  reason: null,
+  retryable: true,
   message: 'English for logs',
   partialKept: false,
   reply: null,

@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, lt, type SQL } from 'drizzle-orm'
-import type { Db } from '#db/client.ts'
+import { and, asc, eq, gt, lt, type SQL, sql } from 'drizzle-orm'
+import type { Db, Tx } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSwipes } from '#db/schema/chat.ts'
-import { touchSession } from './chat-rows.repo.ts'
+import { type ReplyToStore, touchSession } from './chat-rows.repo.ts'
 
 /** Single messages and their alternatives (swipes): find, select, edit, delete; repeats by request id. */
 export function createChatMessagesRepo(db: Db) {
@@ -122,6 +122,58 @@ export function createChatMessagesRepo(db: Db) {
         if (deleted.length === 0) return false
         await touchSession(tx, sessionId)
         return true
+      })
+    },
+
+    /**
+     * Continue (ADR 031): appends `addition` to the shown alternative `swipeId` of reply `messageId`
+     * and sets its status; `diamondsSpent` is added to what it cost. In one transaction with
+     * `withinTransaction` (the diamond spend). Null when that alternative is no longer the one shown
+     * (another alternative was chosen, or the reply deleted, meanwhile): nothing is stored.
+     */
+    async extendReply(
+      reply: Omit<ReplyToStore, 'messageId' | 'content' | 'requestId'> & {
+        messageId: number
+        swipeId: number
+        addition: string
+      },
+      withinTransaction?: (tx: Tx, swipeId: number) => Promise<unknown>,
+    ): Promise<ChatMessageRow | null> {
+      return db.transaction(async (tx) => {
+        const [swipe] = await tx
+          .update(chatSwipes)
+          .set({
+            content: sql`${chatSwipes.content} || ${reply.addition}`,
+            tokens: reply.tokens,
+            status: reply.status,
+            modelId: reply.modelId,
+            diamondsSpent: sql`${chatSwipes.diamondsSpent} + ${reply.diamondsSpent}`,
+          })
+          .where(
+            and(
+              eq(chatSwipes.id, reply.swipeId),
+              eq(chatSwipes.messageId, reply.messageId),
+              sql`exists (select 1 from ${chatMessages} where ${chatMessages.id} = ${reply.messageId}
+                and ${chatMessages.sessionId} = ${reply.sessionId} and ${chatMessages.swipeId} = ${reply.swipeId})`,
+            ),
+          )
+          .returning()
+        if (!swipe) return null
+        await withinTransaction?.(tx, swipe.id)
+        const [message] = await tx
+          .update(chatMessages)
+          .set({
+            content: swipe.content,
+            tokens: swipe.tokens,
+            status: swipe.status,
+            modelId: swipe.modelId,
+            diamondsSpent: swipe.diamondsSpent,
+          })
+          .where(eq(chatMessages.id, reply.messageId))
+          .returning()
+        if (!message) throw new Error('reply was not extended')
+        await touchSession(tx, reply.sessionId, reply.modelId)
+        return message
       })
     },
   }

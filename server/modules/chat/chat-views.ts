@@ -6,6 +6,7 @@ import {
   type ContextUsage,
   INVALID_SESSION_MESSAGE,
   type ModelFailureKind,
+  type ModelFailureReason,
   messageLength,
 } from '#contracts/chat.ts'
 import { AppError } from '#server/lib/errors.ts'
@@ -27,11 +28,19 @@ export type TurnHooks = {
   /** The user's message is stored (or the repeat recognised) and the model is being asked. */
   onStart(start: { sessionId: string; userMessage: ChatMessage | null; modelId: string; replayed: boolean }): void
   onDelta(text: string): void
+  /** The model's reasoning, as it streams: shown, never stored (ADR 031). */
+  onReasoning?(text: string): void
 }
 
 export type ErrorEventData = {
   code: string
   kind: ModelFailureKind | null
+  /** What the provider's refusal means (model-failures.ts); null when no model failed. */
+  reason: ModelFailureReason | null
+  /** Whether retrying can help. */
+  retryable: boolean
+  /** The provider's Retry-After, when it gave one. */
+  retryAfterSeconds?: number
   message: string
   partialKept: boolean
   reply: ChatMessage | null
@@ -106,7 +115,19 @@ export function characterOf(session: SessionView): Character {
   }
 }
 
+/** The English text of a provider's refusal, by its reason (the client shows its own, localized). */
+const REASON_MESSAGES: Record<Exclude<ModelFailureReason, 'other'>, string> = {
+  context_too_long: 'The conversation is too long for this model, even shortened.',
+  model_not_found: 'This model is not served by its model server.',
+  unreachable: 'The model server cannot be reached.',
+  credentials_refused: 'The model server refused our credentials.',
+  rate_limited: 'The model server is receiving too many requests.',
+  overloaded: 'The model server is overloaded.',
+  template_refused: "The model's chat template refused this conversation.",
+}
+
 export function failureMessage(error: LlmError): string {
+  if (error.kind === 'provider' && error.reason !== 'other') return REASON_MESSAGES[error.reason]
   switch (error.kind) {
     case 'timeout':
       return 'The model did not answer in time.'

@@ -1,4 +1,4 @@
-// Over 400 lines for a reason: 17 routes, each mostly its zod schema and OpenAPI summary, plus the
+// Over 400 lines for a reason: 19 routes, each mostly its zod schema and OpenAPI summary, plus the
 // two ways a turn is answered (JSON, server-sent events). No rule lives here; the chat's logic is
 // in the files listed at the top of chat.service.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -125,6 +125,9 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
       onDelta(text) {
         stream?.send('delta', { text })
       },
+      onReasoning(text) {
+        stream?.send('reasoning', { text })
+      },
     })
     if (!stream) throw new Error('turn ended without starting')
     if (outcome.kind === 'done') stream.send('done', outcome.result)
@@ -141,6 +144,8 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
     stream.send('error', {
       code: unavailable ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_ERROR',
       kind: null,
+      reason: null,
+      retryable: true,
       message: unavailable ? 'The service is unavailable right now. Please try again.' : 'Internal server error',
       partialKept: false,
       reply: null,
@@ -152,7 +157,7 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
 }
 
 const streamResponse = {
-  200: z.string().describe('text/event-stream: start, delta*, then one of done, stopped, error'),
+  200: z.string().describe('text/event-stream: start, reasoning* and delta*, then one of done, stopped, error'),
 }
 
 export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginAsyncZod {
@@ -319,6 +324,42 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
       async (request, reply) => {
         await limitSending(request)
         return answerStream(request, reply, (hooks) => chat.regenerate(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
+      '/chat/continue',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Continue the last reply (one cut at its length): the model extends the alternative shown',
+          security,
+          body: regenerateBody,
+          response: { 200: okSchema(chatReplySchema) },
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerJson(reply, (hooks) => chat.continue(userOf(request), request.body, hooks))
+      },
+    )
+
+    app.post(
+      '/chat/continue/stream',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Continue, streamed as server-sent events (the deltas are the continuation)',
+          security,
+          body: regenerateBody,
+          response: streamResponse,
+        },
+      },
+      async (request, reply) => {
+        await limitSending(request)
+        return answerStream(request, reply, (hooks) => chat.continue(userOf(request), request.body, hooks))
       },
     )
 

@@ -3,7 +3,7 @@ import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
 import type { ChatRepo } from './chat.repo.ts'
-import { createGeneration } from './generation.ts'
+import { createGeneration, type StreamLimits } from './generation.ts'
 import { createMemorySummary } from './memory-summary.ts'
 import { createChatSessions } from './sessions.ts'
 import { createSwipesEdits } from './swipes-edits.ts'
@@ -22,9 +22,13 @@ export type ChatDeps = {
   >
   diamonds: Pick<DiamondsService, 'balanceOf'>
   catalogue: Pick<CatalogueService, 'adultConfirmed'>
-  /** Deadline of each model call (LLM_TIMEOUT_MS). */
+  /** Cap on each model call (LLM_TIMEOUT_MS). */
   timeoutMs: number
+  /** Streamed replies: first-token and idle limits (LLM_FIRST_TOKEN_TIMEOUT_MS, LLM_IDLE_TIMEOUT_MS). */
+  streamLimits?: StreamLimits | undefined
   log: (info: Record<string, unknown>, msg: string) => void
+  /** Model failures an operator should act on (the provider's own reason). Default: `log`. */
+  warn?: ((info: Record<string, unknown>, msg: string) => void) | undefined
   /** Memory summaries run as durable jobs (ADR 017). */
   jobs: Pick<JobQueue, 'enqueue'>
 }
@@ -57,7 +61,15 @@ export function createChatService(deps: ChatDeps) {
     timeoutMs,
     log,
   })
-  const generation = createGeneration({ repo, diamonds: deps.diamonds, memory, timeoutMs, log })
+  const generation = createGeneration({
+    repo,
+    diamonds: deps.diamonds,
+    memory,
+    timeoutMs,
+    streamLimits: deps.streamLimits,
+    log,
+    warn: deps.warn ?? log,
+  })
   const turns = createTurnPipeline({ repo, entitlements, slots, generation })
   const sessions = createChatSessions({ repo, entitlements, catalogue: deps.catalogue, slots })
   const edits = createSwipesEdits({ repo, sessions, slots })
@@ -79,6 +91,7 @@ export function createChatService(deps: ChatDeps) {
 
     send: turns.send,
     regenerate: turns.regenerate,
+    continue: turns.continue,
 
     /** Stops the reply being written in the session; false when none is. */
     async stop(userId: string, sessionId: string): Promise<boolean> {

@@ -487,7 +487,13 @@ describe('sending', () => {
     api.fail(503)
     const { events } = await stream(user, '/api/chat/regenerate/stream', { sessionId })
     expect(eventOf(events, 'start')?.data.userMessage).toBeNull()
-    expect(eventOf(events, 'error')?.data).toMatchObject({ code: 'MODEL_ERROR', kind: 'provider', partialKept: false })
+    expect(eventOf(events, 'error')?.data).toMatchObject({
+      code: 'MODEL_OVERLOADED',
+      kind: 'provider',
+      reason: 'overloaded',
+      retryable: true,
+      partialKept: false,
+    })
 
     const retry = await post(user, '/api/chat/regenerate', { sessionId })
     expect(retry.statusCode).toBe(200)

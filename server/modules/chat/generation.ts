@@ -1,11 +1,14 @@
-import type { ChatReply, ContextUsage } from '#contracts/chat.ts'
+import { randomUUID } from 'node:crypto'
+import { type ChatReply, type ContextUsage, type MessageStatus, MODEL_FAILURE_CODES } from '#contracts/chat.ts'
 import type { Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Reservation } from '#server/modules/entitlements/entitlements.service.ts'
-import { LlmError, streamChat } from '#server/modules/models/llm-client.ts'
-import { modelContext } from '#server/modules/models/model-server-info.ts'
+import { samplingParams } from '#server/modules/models/generation-settings.ts'
+import { LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
+import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
+import { modelContext, recordContextExceeded } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
@@ -18,6 +21,7 @@ import {
   toHistory,
   usageOf,
 } from './chat-views.ts'
+import { continuationMessages, createEchoStripper, joinContinuation } from './continuation.ts'
 import { type LoadedHistory, loadHistory } from './history.ts'
 import type { MemorySummary } from './memory-summary.ts'
 import { buildPrompt, contextWindow } from './prompt.ts'
@@ -40,22 +44,45 @@ export type Turn = {
   slot: Slot
   /** A premium reply's price, reserved before the model is asked (entitlements); null: free. */
   reservation: Reservation | null
+  /** Continue: the reply (its shown alternative) the model extends; null for a new reply (ADR 031). */
+  continuing: ChatMessageRow | null
 }
 
 export type GenerationDeps = {
-  repo: Pick<ChatRepo, 'recentMessages' | 'storeReply'>
+  repo: Pick<ChatRepo, 'recentMessages' | 'storeReply' | 'extendReply'>
   diamonds: Pick<DiamondsService, 'balanceOf'>
   memory: Pick<MemorySummary, 'schedule'>
-  /** Deadline of each model call (LLM_TIMEOUT_MS). */
+  /** Cap on each model call (LLM_TIMEOUT_MS), a safety net. */
   timeoutMs: number
+  /** The limits that fit streaming (ADR 031): the first token, then the pause between tokens. */
+  streamLimits?: StreamLimits | undefined
   log: (info: Record<string, unknown>, msg: string) => void
+  /** A failure the operator can act on, with the provider's own reason. */
+  warn?: ((info: Record<string, unknown>, msg: string) => void) | undefined
+}
+
+export type StreamLimits = { firstTokenTimeoutMs: number; idleTimeoutMs: number }
+
+/** A prompt the model refused as too long is built again within this share of the budget, once. */
+const CONTEXT_RETRY_SHARE = 0.75
+
+/**
+ * The request fields of a model's reasoning setting. MODELS_FILE's `reasoningOff`:
+ * `chat_template_kwargs` (llama.cpp, vLLM: Qwen 3-style templates) or `reasoning_effort`
+ * (OpenAI-style APIs). Absent: the server's default.
+ */
+export function reasoningFields(model: ModelConfig): Record<string, unknown> | undefined {
+  const setting = model.reasoningOff
+  if (setting === 'chat_template_kwargs') return reasoningOff('template')
+  if (setting === 'reasoning_effort') return reasoningOff('effort')
+  return undefined
 }
 
 /**
  * The end of every turn: build the prompt, ask the model, stream its text, store the reply (or what
  * came of it, as `interrupted`) and settle its price in the same transaction (ADR 009, ADR 024).
  */
-export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: GenerationDeps) {
+export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimits, log, warn = log }: GenerationDeps) {
   async function resultOf(
     turn: Turn,
     reply: ChatMessageRow,
@@ -111,25 +138,40 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
     const fit = await modelContext(model, turn.userMessage?.content ?? session.lastMessagePreview ?? '')
     const window = contextWindow(plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
     const character = characterOf(session)
-    const { history, olderExist } =
-      loaded ?? (await loadHistory(repo, session.id, window.budgetTokens, turn.targetId ?? undefined))
+    const { continuing } = turn
+    const read =
+      loaded ??
+      (await loadHistory(repo, session.id, window.budgetTokens, continuing ? undefined : (turn.targetId ?? undefined)))
+    const { olderExist } = read
+    // Continue: the prompt without the reply it extends, which goes last as the model's own turn.
+    const history = continuing ? read.history.filter((m) => m.id !== continuing.id) : read.history
     const promptInput = {
       character,
       userName: session.username,
       memoryNote: session.memoryNote,
       olderExist,
-      budgetTokens: window.budgetTokens,
+      budgetTokens: window.budgetTokens - (continuing?.tokens ?? 0),
     }
     const prompt = buildPrompt({ ...promptInput, history })
+    const ask = (messages: typeof prompt.messages) =>
+      streamChat({
+        model,
+        messages: continuing ? continuationMessages(messages, continuing.content, model) : messages,
+        signal: slot.signal,
+        timeoutMs,
+        ...streamLimits,
+        maxTokens: window.replyReserveTokens,
+        // The operator's generation settings and stop strings for this chat's names (MODELS_FILE).
+        extraBody: {
+          ...samplingParams(model, { user: session.username, char: character.name }),
+          ...reasoningFields(model),
+        },
+        // Shown while it streams, stored nowhere (ADR 031).
+        onReasoning: (text) => hooks.onReasoning?.(text),
+      })
     // The model is asked first and the start event written while the request travels: the time to
     // the first token does not wait for it.
-    const stream = streamChat({
-      model,
-      messages: prompt.messages,
-      signal: slot.signal,
-      timeoutMs,
-      maxTokens: window.replyReserveTokens,
-    })
+    let stream = ask(prompt.messages)
     const first = stream.next()
     // Awaited below; this only keeps a failure that comes before then from counting as unhandled.
     first.catch(() => {})
@@ -147,20 +189,47 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
 
     let text = ''
     let failure: LlmError | undefined
-    try {
-      let step = await first
+    let finishReason = ''
+    for (let attempt = 0, next = first; ; attempt++) {
+      // llama.cpp streams a continued reply from its start: what was there already is not sent again.
+      const echo = continuing ? createEchoStripper(continuing.content) : undefined
       try {
-        for (; !step.done; step = await stream.next()) {
-          text += step.value
-          hooks.onDelta(step.value)
+        let step = await next
+        try {
+          for (; !step.done; step = await stream.next()) {
+            const piece = echo ? echo.push(step.value) : step.value
+            if (!piece) continue
+            text += piece
+            hooks.onDelta(piece)
+          }
+          const rest = echo?.flush()
+          if (rest) {
+            text += rest
+            hooks.onDelta(rest)
+          }
+          finishReason = step.value.finishReason
+        } finally {
+          // As `for await` does when its body throws: the call is ended (and its connection released).
+          if (!step.done) await stream.return({ finishReason: 'aborted', text })
         }
-      } finally {
-        // As `for await` does when its body throws: the call is ended (and its connection released).
-        if (!step.done) await stream.return({ finishReason: 'aborted', text })
+      } catch (error) {
+        if (!(error instanceof LlmError)) throw error
+        failure = error
       }
-    } catch (error) {
-      if (!(error instanceof LlmError)) throw error
-      failure = error
+      // The server's context is smaller than the window assumed: trimmed once and sent again
+      // (issue 18 item 8), before any text came.
+      if (attempt > 0 || failure?.reason !== 'context_too_long' || text) break
+      log({ sessionId: session.id, modelId: model.id, err: failure }, 'prompt refused as too long: trimmed, retrying')
+      failure = undefined
+      // The server's context is smaller than learned: asked again now, for the turns after this one.
+      void recordContextExceeded(model, turn.userMessage?.content ?? '', 0).catch(() => {})
+      const smaller = buildPrompt({
+        ...promptInput,
+        history,
+        budgetTokens: Math.floor(promptInput.budgetTokens * CONTEXT_RETRY_SHARE),
+      })
+      stream = ask(smaller.messages)
+      next = stream.next()
     }
     if (!failure && !text.trim()) failure = new LlmError('invalid', 'The model sent an empty reply')
 
@@ -173,18 +242,49 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
       requestId: turn.requestId,
     }
     const userMessageId = turn.userMessage?.id ?? null
+    /** Stores the reply, or (Continue) what came appended to the reply it extends. */
+    const store = async (
+      status: MessageStatus,
+      diamondsSpent: number,
+      within?: (tx: Tx, swipeId: number) => Promise<unknown>,
+    ): Promise<ChatMessageRow> => {
+      if (!continuing) return repo.storeReply({ ...toStore, status, diamondsSpent }, within)
+      const addition = joinContinuation(continuing.content, text, model)
+      const extended =
+        continuing.swipeId === null
+          ? null
+          : await repo.extendReply(
+              {
+                sessionId: session.id,
+                messageId: continuing.id,
+                swipeId: continuing.swipeId,
+                addition,
+                tokens: countTokens(continuing.content + addition),
+                status,
+                modelId: model.id,
+                diamondsSpent,
+              },
+              within,
+            )
+      if (!extended) throw AppError.conflict('The reply was changed while it was continued.')
+      return extended
+    }
 
     if (!failure) {
       const cost = turn.price
       let reply: ChatMessageRow
       try {
         // The hold's diamonds come back and are spent on this reply, in the transaction storing it.
-        const complete = { ...toStore, status: 'complete' as const, diamondsSpent: cost }
+        // Cut at its length: delivered, so paid like a complete reply; Continue is another reply (ADR 031).
+        const status = finishReason === 'length' ? ('cut' as const) : ('complete' as const)
+        // A continuation is paid under its own reference: the alternative's `chat:<id>` is taken.
+        const reference = (swipeId: number) =>
+          continuing ? `chat-continue:${swipeId}:${randomUUID()}` : `chat:${swipeId}`
         reply = turn.reservation
           ? await turn.reservation.commit((pay) =>
-              repo.storeReply(complete, (tx: Tx, swipeId: number) => pay(tx, `chat:${swipeId}`)),
+              store(status, cost, (tx: Tx, swipeId: number) => pay(tx, reference(swipeId))),
             )
-          : await repo.storeReply(complete)
+          : await store(status, cost)
       } catch (error) {
         // Only when the hold was refunded meanwhile (a reply that outlived the stale-hold deadline)
         // and the balance no longer covers the reply.
@@ -198,6 +298,8 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
             event: {
               code: 'INSUFFICIENT_DIAMONDS',
               kind: null,
+              reason: null,
+              retryable: false,
               message: 'Not enough diamonds for this.',
               partialKept: false,
               reply: null,
@@ -216,7 +318,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
       return { kind: 'done', result }
     }
 
-    const stored = text.trim() ? await repo.storeReply({ ...toStore, status: 'interrupted', diamondsSpent: 0 }) : null
+    const stored = text.trim() ? await store('interrupted', 0) : null
     const reply = stored ? toChatMessage(stored) : null
     const reason = slot.reason()
     if (failure.kind === 'aborted' && reason !== 'shutdown') {
@@ -228,11 +330,24 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
       })
       return { kind: 'stopped', result, reply }
     }
-    const code = reason === 'shutdown' ? 'SERVICE_UNAVAILABLE' : 'MODEL_ERROR'
-    const message = reason === 'shutdown' ? 'The server is restarting. Please retry.' : failureMessage(failure)
-    const details = { kind: failure.kind, partialKept: Boolean(stored), reply, userMessageId }
-    const status = reason === 'shutdown' ? 503 : failure.kind === 'timeout' ? 504 : 502
-    log({ sessionId: session.id, modelId: model.id, kind: failure.kind, err: failure }, 'chat reply failed')
+    const shutdown = reason === 'shutdown'
+    const code = shutdown ? 'SERVICE_UNAVAILABLE' : MODEL_FAILURE_CODES[failure.reason]
+    const message = shutdown ? 'The server is restarting. Please retry.' : failureMessage(failure)
+    const details = {
+      kind: failure.kind,
+      reason: shutdown ? null : failure.reason,
+      retryable: shutdown || RETRYABLE[failure.reason],
+      ...(failure.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: failure.retryAfterSeconds }),
+      partialKept: Boolean(stored),
+      reply,
+      userMessageId,
+    }
+    const status = shutdown ? 503 : failure.kind === 'timeout' ? 504 : 502
+    const info = { sessionId: session.id, modelId: model.id, kind: failure.kind, reason: failure.reason, err: failure }
+    // What the operator can fix (a refusal of the provider's) at warn, with the provider's own words.
+    if (failure.kind === 'provider' && !shutdown) {
+      warn({ ...info, status: failure.status, hint: OPERATOR_HINTS[failure.reason] }, 'chat reply failed')
+    } else log(info, 'chat reply failed')
     return {
       kind: 'failed',
       error: new AppError(status, code, message, details),

@@ -31,7 +31,7 @@ import type { Slot, TurnSlots } from './turn-slots.ts'
  *
  * Send and regenerate differ only in stages 1, 3 and 4 (their `TurnSteps`). Edit-and-resend is an
  * edit (swipes-edits.ts) followed by a regenerate, which answers the edited last message; there is
- * no "continue" route. The usual send to a free model runs stages 1-4 as one statement (ADR 020).
+ * a Continue (ADR 031) is a regenerate that extends the last reply instead of adding an alternative. The usual send to a free model runs stages 1-4 as one statement (ADR 020).
  */
 
 /** What a turn answers: a reply already stored for this request (replayed), or a new one. */
@@ -104,11 +104,12 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
     })
   }
 
-  const newTurn = (fields: Omit<Turn, 'targetId' | 'userMessage' | 'reservation'>): Turn => ({
+  const newTurn = (fields: Omit<Turn, 'targetId' | 'userMessage' | 'reservation' | 'continuing'>): Turn => ({
     ...fields,
     targetId: null,
     userMessage: null,
     reservation: null,
+    continuing: null,
   })
 
   /** The user's message, stored, and the history the prompt is built from (`recent`: its newest page). */
@@ -230,6 +231,30 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
           // A greeting alone has nothing to answer: its alternatives are the character's greetings.
           if (!previous) throw AppError.badRequest('Choose among the greetings instead.')
           turn.targetId = last.id
+          return undefined
+        },
+        after: async () => ({ generate: undefined }),
+      }))
+    },
+
+    /**
+     * Continue (ADR 031): the model extends the last reply (one cut at its length, stopped, or any
+     * other), appended to the alternative shown. Paid like a reply of its own.
+     */
+    async continue(userId: string, input: RegenerateInput, hooks: TurnHooks): Promise<TurnOutcome> {
+      if (!UUID.test(input.sessionId)) throw invalidSession()
+      const session = await repo.findSession(input.sessionId, userId)
+      if (!session) throw invalidSession()
+      // A continuation is never replayed: its request id names nothing stored.
+      return run(userId, session, { ...input, requestId: undefined }, hooks, (turn) => ({
+        async before() {
+          const [last, previous] = await repo.recentMessages(session.id, { limit: 2 })
+          if (last?.author !== 'assistant' || !last.content.trim()) {
+            throw AppError.badRequest('There is no reply to continue.')
+          }
+          // A greeting is the character's own text, not the model's.
+          if (!previous) throw AppError.badRequest('Choose among the greetings instead.')
+          turn.continuing = last
           return undefined
         },
         after: async () => ({ generate: undefined }),

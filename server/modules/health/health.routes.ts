@@ -1,48 +1,54 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { healthResponse, readinessResponse } from '#contracts/api-schemas.ts'
+import type { ModelHealth } from './model-health.ts'
 
 /**
  * Liveness and readiness for load balancers and orchestrators. These two answer plain JSON
  * (not the API envelope) because probes read the status code, and they stay outside `/api`.
  */
-export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/healthz',
-    {
-      logLevel: 'warn',
-      schema: { tags: ['health'], summary: 'The process is up', response: { 200: healthResponse } },
-    },
-    async () => ({ status: 'ok' as const }),
-  )
-
-  app.get(
-    '/readyz',
-    {
-      logLevel: 'warn',
-      schema: {
-        tags: ['health'],
-        summary: 'The database (and Redis when configured) answers',
-        response: { 200: readinessResponse, 503: readinessResponse },
+export const healthRoutes =
+  (modelHealth: Pick<ModelHealth, 'statuses'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/healthz',
+      {
+        logLevel: 'warn',
+        schema: { tags: ['health'], summary: 'The process is up', response: { 200: healthResponse } },
       },
-    },
-    async (request, reply) => {
-      const checks: Record<string, 'ok' | 'failed'> = {}
-      const probes: [string, () => Promise<void>][] = [['database', () => app.database.ping()]]
-      if (app.kv.kind === 'redis') probes.push(['redis', () => app.kv.ping()])
-      await Promise.all(
-        probes.map(async ([name, probe]) => {
-          try {
-            await probe()
-            checks[name] = 'ok'
-          } catch (err) {
-            request.log.warn({ err, check: name }, 'readiness check failed')
-            checks[name] = 'failed'
-          }
-        }),
-      )
-      const ready = Object.values(checks).every((c) => c === 'ok')
-      reply.header('cache-control', 'no-store')
-      return reply.status(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks })
-    },
-  )
-}
+      async () => ({ status: 'ok' as const }),
+    )
+
+    app.get(
+      '/readyz',
+      {
+        logLevel: 'warn',
+        schema: {
+          tags: ['health'],
+          summary: 'The database (and Redis when configured) answers; the model servers are reported, never failing it',
+          response: { 200: readinessResponse, 503: readinessResponse },
+        },
+      },
+      async (request, reply) => {
+        const checks: Record<string, 'ok' | 'failed'> = {}
+        const probes: [string, () => Promise<void>][] = [['database', () => app.database.ping()]]
+        if (app.kv.kind === 'redis') probes.push(['redis', () => app.kv.ping()])
+        await Promise.all(
+          probes.map(async ([name, probe]) => {
+            try {
+              await probe()
+              checks[name] = 'ok'
+            } catch (err) {
+              request.log.warn({ err, check: name }, 'readiness check failed')
+              checks[name] = 'failed'
+            }
+          }),
+        )
+        const ready = Object.values(checks).every((c) => c === 'ok')
+        reply.header('cache-control', 'no-store')
+        // A model server down is reported, not a reason to take this instance out of service: the
+        // site, accounts and payments still work, and the chat says the model is unreachable (ADR 031).
+        const models = modelHealth.statuses()
+        return reply.status(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks, models })
+      },
+    )
+  }

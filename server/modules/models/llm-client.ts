@@ -1,16 +1,23 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
+import { classifyFailure, type ModelFailureReason } from './model-failures.ts'
 import type { ModelConfig } from './models.ts'
+import { createThinkSplitter } from './reasoning.ts'
 
 /**
  * The one way the server talks to a model: OpenAI-compatible Chat Completions through the
  * `openai` client, so OpenAI, OpenRouter, vLLM, llama.cpp, LM Studio and Ollama all work.
  *
- * Every call has one overall deadline (60 s, DESIGN.md's chat limit) covering the connection,
- * the headers and every chunk after them, so a provider that stalls mid-reply fails like one that
- * never answers. The openai client's own timeout only covers the wait for the headers and its
- * retries would replay a reply the user is watching, so retries are off (the user retries) and its
- * timeout is set to what is left of the deadline.
+ * Time limits fit streaming (ADR 031): a streamed call waits up to `firstTokenTimeoutMs` for its
+ * first token (a queued request on a busy llama.cpp server waits within it), then up to
+ * `idleTimeoutMs` between tokens, so a slow CPU server that keeps writing is never cut off. One
+ * generous overall deadline (`timeoutMs`) stays as a safety net; a non-streamed call has only it.
+ * The openai client's own timeout only covers the wait for the headers and its retries would replay
+ * a reply the user is watching, so retries are off (the user retries) and its timeout is set to
+ * what is left of the deadline.
+ *
+ * Reasoning (`delta.reasoning_content`, or `<think>…</think>` inside the content for servers that
+ * do not split it) goes to `onReasoning`, never into the reply text.
  */
 
 export const DEFAULT_TIMEOUT_MS = 60_000
@@ -26,8 +33,16 @@ export type ChatRequest = {
   messages: readonly ChatMessage[]
   /** The user's stop button. */
   signal?: AbortSignal | undefined
-  /** Overall deadline of the call, from the first request byte to the last chunk. */
+  /** Overall deadline of the call, from the first request byte to the last chunk (a safety net). */
   timeoutMs?: number | undefined
+  /** Streaming: the longest wait for the first token (reasoning or reply), queueing included. */
+  firstTokenTimeoutMs?: number | undefined
+  /** Streaming: the longest wait between two tokens once the first came. */
+  idleTimeoutMs?: number | undefined
+  /** Streaming: receives the model's reasoning ("thinking") as it comes; it is never part of the reply. */
+  onReasoning?: ((text: string) => void) | undefined
+  /** Extra request fields the provider takes (e.g. turning reasoning off: `reasoningOff`). */
+  extraBody?: Record<string, unknown> | undefined
   maxTokens?: number | undefined
   temperature?: number | undefined
 }
@@ -50,17 +65,29 @@ export class LlmError extends Error {
   readonly partial: string
   /** The provider's HTTP status, for `provider` errors that had one. */
   readonly status: number | undefined
+  /** For `provider` errors: what the refusal means (model-failures.ts); `other` for every other kind. */
+  readonly reason: ModelFailureReason
+  /** The provider's Retry-After (429, 503), in seconds. */
+  readonly retryAfterSeconds: number | undefined
 
   constructor(
     kind: LlmErrorKind,
     message: string,
-    options: { partial?: string; status?: number; cause?: unknown } = {},
+    options: {
+      partial?: string
+      status?: number
+      cause?: unknown
+      reason?: ModelFailureReason
+      retryAfterSeconds?: number
+    } = {},
   ) {
     super(message, { cause: options.cause })
     this.name = 'LlmError'
     this.kind = kind
     this.partial = options.partial ?? ''
     this.status = options.status
+    this.reason = options.reason ?? 'other'
+    this.retryAfterSeconds = options.retryAfterSeconds
   }
 }
 
@@ -93,17 +120,29 @@ export function clientFor(endpoint: Pick<LlmEndpoint, 'baseUrl' | 'apiKey'>): Op
   return client
 }
 
-/** The deadline and stop signal of one call, merged into the one signal handed to the client. */
-function startCall(request: ChatRequest) {
+/**
+ * The deadlines and stop signal of one call, merged into the one signal handed to the client:
+ * the overall deadline, and (streaming) the wait for the next token, restarted by `tokenCame`.
+ */
+function startCall(request: ChatRequest, streaming: boolean) {
   const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS
   if (request.signal?.aborted) throw new LlmError('aborted', 'The reply was stopped before it started')
   const startedAt = performance.now()
   const controller = new AbortController()
   let reason: 'timeout' | 'aborted' | undefined
-  const timer = setTimeout(() => {
-    reason ??= 'timeout'
+  let timeoutMessage = `The model did not finish within ${timeoutMs} ms`
+  const expire = (message: string) => () => {
+    if (reason) return
+    reason = 'timeout'
+    timeoutMessage = message
     controller.abort()
-  }, timeoutMs)
+  }
+  const timer = setTimeout(expire(timeoutMessage), timeoutMs)
+  let tokenTimer: ReturnType<typeof setTimeout> | undefined
+  const firstTokenMs = streaming ? request.firstTokenTimeoutMs : undefined
+  if (firstTokenMs !== undefined && firstTokenMs < timeoutMs) {
+    tokenTimer = setTimeout(expire(`The model sent no first token within ${firstTokenMs} ms`), firstTokenMs)
+  }
   const onAbort = () => {
     reason ??= 'aborted'
     controller.abort()
@@ -111,12 +150,22 @@ function startCall(request: ChatRequest) {
   request.signal?.addEventListener('abort', onAbort, { once: true })
   return {
     timeoutMs,
+    timeoutMessage: () => timeoutMessage,
+    /** A token came: the idle limit starts again. */
+    tokenCame() {
+      clearTimeout(tokenTimer)
+      const idleMs = request.idleTimeoutMs
+      if (idleMs !== undefined) {
+        tokenTimer = setTimeout(expire(`The model sent no token for ${idleMs} ms`), idleMs)
+      }
+    },
     signal: controller.signal,
     /** What is left of the deadline, as the whole positive milliseconds the client accepts. */
     remaining: () => Math.max(1, Math.ceil(timeoutMs - (performance.now() - startedAt))),
     reason: () => reason,
     end() {
       clearTimeout(timer)
+      clearTimeout(tokenTimer)
       request.signal?.removeEventListener('abort', onAbort)
       // Releases the connection when the caller stopped reading early.
       controller.abort()
@@ -131,19 +180,25 @@ function toLlmError(error: unknown, call: Call, partial: string, midStream: bool
   const cause = error
   const reason = call.reason()
   if (reason === 'timeout' || (reason === undefined && error instanceof APIConnectionTimeoutError)) {
-    return new LlmError('timeout', `The model did not finish within ${call.timeoutMs} ms`, { partial, cause })
+    return new LlmError('timeout', call.timeoutMessage(), { partial, cause })
   }
   if (reason === 'aborted' || error instanceof APIUserAbortError) {
     return new LlmError('aborted', 'The reply was stopped', { partial, cause })
   }
   if (error instanceof APIConnectionError) {
-    return new LlmError('provider', `The model provider could not be reached: ${error.message}`, { partial, cause })
+    return new LlmError('provider', `The model provider could not be reached: ${error.message}`, {
+      partial,
+      cause,
+      reason: 'unreachable',
+    })
   }
   if (error instanceof APIError) {
     // With a status: an HTTP error answer. Without: an error event inside the stream.
+    const classified = classifyFailure(error)
     return new LlmError('provider', `The model provider failed: ${error.message}`, {
       partial,
       cause,
+      ...classified,
       ...(error.status === undefined ? {} : { status: error.status }),
     })
   }
@@ -168,7 +223,17 @@ function body(request: ChatRequest) {
     ) as ChatCompletionMessageParam[],
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...request.extraBody,
   }
+}
+
+/**
+ * The request fields that turn a model's reasoning off, by the way its server takes it:
+ * `chat_template_kwargs` (llama.cpp and vLLM with Qwen 3-style templates) or `reasoning_effort`
+ * (OpenAI-style APIs; `minimal` is the least they take). Unknown fields are ignored by llama.cpp.
+ */
+export function reasoningOff(style: 'template' | 'effort'): Record<string, unknown> {
+  return style === 'template' ? { chat_template_kwargs: { enable_thinking: false } } : { reasoning_effort: 'minimal' }
 }
 
 /**
@@ -177,8 +242,9 @@ function body(request: ChatRequest) {
  * cancels the request. The generator's return value (`ChatStreamEnd`) tells how the reply ended.
  */
 export async function* streamChat(request: ChatRequest): AsyncGenerator<string, ChatStreamEnd, undefined> {
-  const call = startCall(request)
+  const call = startCall(request, true)
   let partial = ''
+  const thinking = createThinkSplitter()
   try {
     let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>
     try {
@@ -195,12 +261,27 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
       for await (const chunk of stream) {
         events++
         const choice = chunk.choices?.[0]
-        const delta = choice?.delta?.content
-        if (delta) {
-          partial += delta
-          yield delta
+        // Not in the openai types: llama.cpp, vLLM and DeepSeek send it (OpenRouter: `reasoning`).
+        const extra = choice?.delta as { reasoning_content?: unknown; reasoning?: unknown } | undefined
+        const reasoning = extra?.reasoning_content ?? extra?.reasoning
+        const content = choice?.delta?.content
+        if ((typeof reasoning === 'string' && reasoning) || content) call.tokenCame()
+        if (typeof reasoning === 'string' && reasoning) request.onReasoning?.(reasoning)
+        if (content) {
+          const parts = thinking.push(content)
+          if (parts.reasoning) request.onReasoning?.(parts.reasoning)
+          if (parts.content) {
+            partial += parts.content
+            yield parts.content
+          }
         }
         if (choice?.finish_reason) finishReason = choice.finish_reason
+      }
+      const rest = thinking.flush()
+      if (rest.reasoning) request.onReasoning?.(rest.reasoning)
+      if (rest.content) {
+        partial += rest.content
+        yield rest.content
       }
     } catch (error) {
       throw toLlmError(error, call, partial, true)
@@ -209,7 +290,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
       // The client ends a stream quietly when its signal fires, so a stop or a deadline lands here too.
       const reason = call.reason()
       if (reason === 'timeout') {
-        throw new LlmError('timeout', `The model did not finish within ${call.timeoutMs} ms`, { partial })
+        throw new LlmError('timeout', call.timeoutMessage(), { partial })
       }
       if (reason === 'aborted') throw new LlmError('aborted', 'The reply was stopped', { partial })
       if (events === 0) throw new LlmError('invalid', 'The model provider answered without a stream event', { partial })
@@ -227,7 +308,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
  * 5xx, connection errors), within the same overall deadline; none by default.
  */
 export async function completeChat(request: ChatRequest & { retries?: number }): Promise<string> {
-  const call = startCall(request)
+  const call = startCall(request, false)
   try {
     const completion: unknown = await clientFor(request.model).chat.completions.create(
       { ...body(request), stream: false },

@@ -1,9 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { modelListSchema } from '#contracts/chat-schemas.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
+import type { ModelHealth } from '#server/modules/health/model-health.ts'
 import type { ModelRegistry } from './models.ts'
 
-export function modelsRoutes(registry: ModelRegistry): FastifyPluginAsyncZod {
+export function modelsRoutes(
+  registry: ModelRegistry,
+  health: Pick<ModelHealth, 'statuses' | 'anyReachable'>,
+): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/models',
@@ -15,8 +19,18 @@ export function modelsRoutes(registry: ModelRegistry): FastifyPluginAsyncZod {
         },
       },
       async (_request, reply) => {
-        reply.header('cache-control', 'public, max-age=300')
-        return ok({ models: registry.listPublic(), defaultModelId: registry.defaultModel.id })
+        // A minute: the model servers are checked every minute.
+        reply.header('cache-control', 'public, max-age=60')
+        const statuses = health.statuses()
+        return ok({
+          models: registry.listPublic(),
+          defaultModelId: registry.defaultModel.id,
+          // Not a server address or reason: only whether the chat can expect an answer (ADR 031).
+          reachable: Object.fromEntries(
+            registry.models.map((m) => [m.id, statuses[m.id] === 'ok' || statuses[m.id] === 'unknown']),
+          ),
+          anyReachable: health.anyReachable(),
+        })
       },
     )
   }

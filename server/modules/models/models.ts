@@ -35,6 +35,10 @@ export type ModelConfig = Readonly<{
   maxReplyTokens: number | undefined
   /** Generation settings sent with every request (generation-settings.ts). */
   sampling: Sampling
+  /** How to turn the model's reasoning off (ADR 031); absent: the server's default. */
+  reasoningOff?: 'chat_template_kwargs' | 'reasoning_effort' | undefined
+  /** How Continue asks for more: the partial reply as the last assistant turn, or a user turn (ADR 031). */
+  continueStyle?: 'prefill' | 'user-turn' | undefined
 }>
 
 /** What `GET /api/models` may show: no endpoint, no key, no provider model name. */
@@ -83,6 +87,8 @@ const modelEntry = z
       diamondsPerMessage: z.number().int().min(0).default(0),
       contextTokens: z.number().int().min(256).max(10_000_000).optional(),
       maxReplyTokens: z.number().int().min(16).max(1_000_000).optional(),
+      reasoningOff: z.enum(['chat_template_kwargs', 'reasoning_effort']).optional(),
+      continueStyle: z.enum(['prefill', 'user-turn']).optional(),
       ...samplingSchema,
     },
     {
@@ -204,6 +210,8 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
       contextTokens: entry.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
       contextConfigured: entry.contextTokens !== undefined,
       maxReplyTokens: entry.maxReplyTokens,
+      reasoningOff: entry.reasoningOff,
+      continueStyle: entry.continueStyle,
       sampling: Object.freeze({
         temperature: entry.temperature,
         top_p: entry.top_p,
