@@ -23,7 +23,8 @@ const USERS_READERS: Record<string, string> = {
   'catalogue/catalogue.repo.ts': "the creator's name on the character page, in the same query",
   'characters/characters.repo.ts': "the creator's name with a character, in the same query",
   'chat/chat-rows.repo.ts': "the player name of a session, shared by the chat's queries",
-  'chat/chat-send.repo.ts': 'the player name in the one-statement send path (ADR 020: one round trip before the model call)',
+  'chat/chat-send.repo.ts':
+    'the player name in the one-statement send path (ADR 020: one round trip before the model call)',
   'chat/chat-sessions.repo.ts': 'the player name in the session list and a session read, in the same query',
   'diamonds/diamonds.repo.ts': 'the monthly award: one set-based statement over every verified account',
 }

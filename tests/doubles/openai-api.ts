@@ -52,6 +52,84 @@ export type OpenAiApiOptions = {
   apiKey?: string
   /** Listed by `GET /v1/models`; when set, other model names are answered 404 like OpenAI does. */
   models?: string[]
+  /**
+   * Also speak Ollama's own API beside its OpenAI one, as Ollama does on the same port:
+   * `POST /api/show`, `GET /api/ps` (models loaded now) and `GET /api/version`.
+   */
+  ollama?: { version: string; models: Record<string, OllamaModel> }
+}
+
+export type OllamaModel = {
+  /** `general.architecture`, e.g. "llama", "qwen2", "gemma2". */
+  architecture: string
+  /** The trained context, `<architecture>.context_length` in `model_info`. */
+  contextLength: number
+  /** A `num_ctx` line in the model's parameters (its Modelfile), when set. */
+  numCtx?: number
+  /** Loaded with this context (`/api/ps` lists it); not loaded when unset. */
+  loadedContext?: number
+}
+
+/** Ollama's answers for its own API, in its wire format (ollama/ollama docs/api.md). */
+function ollamaAnswer(
+  ollama: NonNullable<OpenAiApiOptions['ollama']>,
+  method: string,
+  pathname: string,
+  raw: string,
+): { status: number; body: unknown } | undefined {
+  if (method === 'GET' && pathname === '/api/version') return { status: 200, body: { version: ollama.version } }
+  if (method === 'GET' && pathname === '/api/ps') {
+    const loaded = Object.entries(ollama.models).filter(([, m]) => m.loadedContext !== undefined)
+    return {
+      status: 200,
+      body: {
+        models: loaded.map(([name, m]) => ({
+          name,
+          model: name,
+          size: 2_019_393_189,
+          digest: 'a80c4f17acd55265feec403c7aef86be0c25983ab279d83f3bcd3abbcb5b8b72',
+          details: { format: 'gguf', family: m.architecture, parameter_size: '3.2B', quantization_level: 'Q4_K_M' },
+          expires_at: '2099-01-01T00:00:00Z',
+          size_vram: 2_019_393_189,
+          context_length: m.loadedContext,
+        })),
+      },
+    }
+  }
+  if (method === 'POST' && pathname === '/api/show') {
+    let name: unknown
+    try {
+      const body = JSON.parse(raw) as { model?: unknown; name?: unknown }
+      name = body.model ?? body.name
+    } catch {
+      return { status: 400, body: { error: 'invalid character looking for beginning of value' } }
+    }
+    const m = typeof name === 'string' ? ollama.models[name] : undefined
+    if (!m) return { status: 404, body: { error: `model '${String(name)}' not found` } }
+    return {
+      status: 200,
+      body: {
+        modelfile: `FROM ${String(name)}`,
+        parameters: [
+          m.numCtx === undefined ? '' : `num_ctx                        ${m.numCtx}`,
+          'stop                           "<|eot_id|>"',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+        template: '{{ .Prompt }}',
+        details: { format: 'gguf', family: m.architecture, parameter_size: '3.2B', quantization_level: 'Q4_K_M' },
+        model_info: {
+          'general.architecture': m.architecture,
+          'general.parameter_count': 3_212_749_888,
+          [`${m.architecture}.context_length`]: m.contextLength,
+          [`${m.architecture}.embedding_length`]: 3072,
+        },
+        capabilities: ['completion'],
+        modified_at: '2025-01-01T00:00:00Z',
+      },
+    }
+  }
+  return undefined
 }
 
 const now = () => performance.timeOrigin + performance.now()
@@ -116,6 +194,8 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
         })
         return
       }
+      const ollama = options.ollama && ollamaAnswer(options.ollama, req.method ?? '', url.pathname, raw)
+      if (ollama) return sendJson(res, ollama.status, ollama.body)
       if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
         sendError(res, 404, `Unknown request URL: ${req.method} ${url.pathname}.`)
         return

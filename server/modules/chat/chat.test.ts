@@ -18,6 +18,7 @@ import { SIGNUP_GRANT_DIAMONDS } from '#contracts/plans.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { diamondHolds, diamondLedger } from '#db/schema/diamonds.ts'
 import { roles } from '#db/schema/roles.ts'
+import { SAFETY_MARGIN } from '#server/modules/models/model-server-info.ts'
 import { countMessageTokens } from '#server/modules/models/tokens.ts'
 import { type ChatMessageBody, type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import { createRole } from '#tests/factories/catalogue.ts'
@@ -1184,7 +1185,11 @@ describe('memory by plan', () => {
     const user = await proUser()
     const { sessionId } = await chatWithHistory(user)
     const detail = (await post(user, '/api/session', { sessionId, chatModelId: 'small-2k' })).json().data
-    expect(detail.context).toMatchObject({ modelId: 'small-2k', windowTokens: 2048, replyReserveTokens: 512 })
+    // The model's 2048 tokens less the safety margin, in our counts (model-server-info.ts, ADR 030).
+    expect(detail.context.modelId).toBe('small-2k')
+    expect(detail.context.windowTokens).toBeLessThanOrEqual(Math.floor(2048 * (1 - SAFETY_MARGIN)))
+    expect(detail.context.windowTokens).toBeGreaterThan(2048 / 4)
+    expect(detail.context.replyReserveTokens).toBe(Math.floor(detail.context.windowTokens / 4))
     expect(detail.context.usedTokens).toBeLessThanOrEqual(detail.context.budgetTokens)
     expect(detail.context.trimmed).toBe(true)
   })

@@ -5,6 +5,7 @@ import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Reservation } from '#server/modules/entitlements/entitlements.service.ts'
 import { LlmError, streamChat } from '#server/modules/models/llm-client.ts'
+import { modelContext } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
@@ -83,7 +84,8 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
       replayed: true,
     })
     turn.hooks.onDelta(reply.content)
-    const window = contextWindow(turn.plan.memoryK, turn.model.contextTokens)
+    const fit = await modelContext(turn.model, turn.session.lastMessagePreview ?? '')
+    const window = contextWindow(turn.plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
     const { history, olderExist } = await loadHistory(repo, turn.session.id, window.budgetTokens)
     const prompt = buildPrompt({
       character: characterOf(turn.session),
@@ -106,7 +108,8 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, log }: Gen
    */
   async function generate(turn: Turn, loaded?: LoadedHistory): Promise<TurnOutcome> {
     const { session, model, plan, hooks, slot } = turn
-    const window = contextWindow(plan.memoryK, model.contextTokens)
+    const fit = await modelContext(model, turn.userMessage?.content ?? session.lastMessagePreview ?? '')
+    const window = contextWindow(plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
     const character = characterOf(session)
     const { history, olderExist } =
       loaded ?? (await loadHistory(repo, session.id, window.budgetTokens, turn.targetId ?? undefined))

@@ -48,9 +48,9 @@ export const MAX_REPLY_RESERVE_TOKENS = 1024
  * The window of a call: the plan's memory, but never more than the model takes in; part of it is
  * kept for the reply, the rest is the prompt's budget.
  */
-export function contextWindow(memoryK: number, modelContextTokens: number) {
+export function contextWindow(memoryK: number, modelContextTokens: number, maxReplyTokens = MAX_REPLY_RESERVE_TOKENS) {
   const windowTokens = Math.max(0, Math.min(memoryK * 1000, modelContextTokens))
-  const replyReserveTokens = Math.min(MAX_REPLY_RESERVE_TOKENS, Math.floor(windowTokens / 4))
+  const replyReserveTokens = Math.min(maxReplyTokens, Math.floor(windowTokens / 4))
   return { windowTokens, replyReserveTokens, budgetTokens: windowTokens - replyReserveTokens }
 }
 

@@ -2,6 +2,7 @@ import type { ChatSessionDetail, ChatSessionList } from '#contracts/chat.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
+import { modelContext } from '#server/modules/models/model-server-info.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import type { ChatRepo, SessionView } from './chat.repo.ts'
 import { characterOf, invalidSession, summaryOf, toChatMessage, UUID, usageOf } from './chat-views.ts'
@@ -35,7 +36,8 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
     const model = entitlements.modelFor(options.chatModelId, session.modelId)
     const plan = entitlements.planOf(session.paidPlanId)
     const adultOk = await viewerSeesAdult(userId, options.adultCookie)
-    const window = contextWindow(plan.memoryK, model.contextTokens)
+    const fit = await modelContext(model, session.lastMessagePreview ?? '')
+    const window = contextWindow(plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
     const { history, olderExist } = await loadHistory(repo, session.id, window.budgetTokens)
     const prompt = buildPrompt({
       character: characterOf(session),

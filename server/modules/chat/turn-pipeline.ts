@@ -1,5 +1,6 @@
 import { AppError } from '#server/lib/errors.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
+import { modelContext } from '#server/modules/models/model-server-info.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import {
@@ -113,7 +114,8 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
   /** The user's message, stored, and the history the prompt is built from (`recent`: its newest page). */
   async function withUserMessage(turn: Turn, message: ChatMessageRow, recent?: HistoryMessage[]): Promise<Answer> {
     turn.userMessage = message
-    const { budgetTokens } = contextWindow(turn.plan.memoryK, turn.model.contextTokens)
+    const fit = await modelContext(turn.model, message.content)
+    const { budgetTokens } = contextWindow(turn.plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
     // The newest messages were read before the insert; older pages are read only if they fit.
     const earlier = await loadHistory(repo, turn.session.id, budgetTokens, undefined, recent)
     const history = [...earlier.history.filter((m) => m.id < message.id), toHistory(message)]

@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '#server/config.ts'
+import { samplingParams } from './generation-settings.ts'
 import { DEFAULT_CONTEXT_TOKENS, loadModelRegistry, ModelsFileError } from './models.ts'
 
 const llm = {
@@ -61,6 +62,9 @@ describe('model registry', () => {
         premium: false,
         diamondsPerMessage: 0,
         contextTokens: DEFAULT_CONTEXT_TOKENS,
+        contextConfigured: false,
+        maxReplyTokens: undefined,
+        sampling: {},
       },
     ])
     expect(registry.defaultModel.id).toBe('llama3.2')
@@ -195,5 +199,111 @@ describe('model registry', () => {
     expect(message).toMatch(/\[3\]: .*diamondPerMessage/)
     expect(message).toMatch(/\[4\]\.id/)
     expect(problemsOf([free, premium, { ...free, name: 'Again' }])).toMatch(/\[2\]\.id: duplicate id "llama3.2"/)
+  })
+
+  it('takes generation settings per model and sends only those set (issue 18 item 9)', () => {
+    const registry = loadModelRegistry({
+      ...llm,
+      modelsFile: modelsFile([
+        {
+          ...free,
+          temperature: 0.9,
+          top_p: 0.95,
+          top_k: 40,
+          min_p: 0.05,
+          repetition_penalty: 1.1,
+          presence_penalty: 0.2,
+          frequency_penalty: -0.5,
+          seed: 42,
+          maxReplyTokens: 300,
+          stop: ['\n{{user}}:', '\n{{char}}:', '###'],
+        },
+        { ...premium, temperature: 0.7 },
+      ]),
+    })
+    const local = registry.find('llama3.2')
+    if (!local) throw new Error('missing model')
+    expect(local.maxReplyTokens).toBe(300)
+    expect(samplingParams(local, { user: 'Mira', char: 'Aldric' })).toEqual({
+      temperature: 0.9,
+      top_p: 0.95,
+      top_k: 40,
+      min_p: 0.05,
+      repetition_penalty: 1.1,
+      presence_penalty: 0.2,
+      frequency_penalty: -0.5,
+      seed: 42,
+      stop: ['\nMira:', '\nAldric:', '###'],
+    })
+    // OpenAI refuses fields it does not know: only what the operator set, and the default stops.
+    const openai = registry.find('gpt-4.1-mini')
+    if (!openai) throw new Error('missing model')
+    expect(samplingParams(openai, { user: 'Mira' })).toEqual({ temperature: 0.7, stop: ['\nMira:', '\nUser:'] })
+    // `stop: []` sends none (reasoning models refuse the field).
+    const none = loadModelRegistry({ ...llm, modelsFile: modelsFile([{ ...free, stop: [] }]) }).defaultModel
+    expect(samplingParams(none, { user: 'Mira' })).toEqual({})
+  })
+
+  it('refuses generation settings out of range, and unknown keys, naming them', () => {
+    const message = problemsOf([
+      { ...free, temperature: 3 },
+      { ...free, id: 'b', top_p: 0 },
+      { ...free, id: 'c', top_k: 1.5 },
+      { ...free, id: 'd', min_p: 2 },
+      { ...free, id: 'e', repetition_penalty: 0 },
+      { ...free, id: 'f', presence_penalty: -3 },
+      { ...free, id: 'g', stop: 'User:' },
+      { ...free, id: 'h', seed: -1 },
+      { ...free, id: 'i', maxReplyTokens: 8000 },
+      { ...free, id: 'j', topP: 0.9 },
+      { ...free, id: 'k', displayName: 'Both' },
+    ])
+    expect(message).toMatch(/\[0\]\.temperature/)
+    expect(message).toMatch(/\[1\]\.top_p/)
+    expect(message).toMatch(/\[2\]\.top_k/)
+    expect(message).toMatch(/\[3\]\.min_p/)
+    expect(message).toMatch(/\[4\]\.repetition_penalty/)
+    expect(message).toMatch(/\[5\]\.presence_penalty/)
+    expect(message).toMatch(/\[6\]\.stop/)
+    expect(message).toMatch(/\[7\]\.seed/)
+    expect(message).toMatch(/\[8\]\.maxReplyTokens: must be at most half of contextTokens/)
+    expect(message).toMatch(/\[9\]: unknown key\(s\) "topP" \(the keys are listed in docs\/configuration\.md/)
+    expect(message).toMatch(/\[10\]\.name: give displayName or name/)
+  })
+
+  it('never shows a server path as a model name', () => {
+    const fromPath = loadModelRegistry({ ...llm, model: '/models/Mistral-Nemo-Q4_K_M.gguf' })
+    expect(fromPath.defaultModel.name).toBe('Mistral-Nemo Q4_K_M')
+    expect(fromPath.listPublic()[0]?.name).toBe('Mistral-Nemo Q4_K_M')
+    const registry = loadModelRegistry({
+      ...llm,
+      modelsFile: modelsFile([
+        { id: 'nemo', model: '/srv/gguf/Mistral-Nemo-Instruct-2407.IQ3_XS.gguf', premium: false },
+        { id: 'meta-llama/Llama-3.1-8B-Instruct', premium: false },
+        { id: 'named', displayName: 'Tavern Classic', premium: false },
+      ]),
+    })
+    expect(registry.models.map((m) => m.name)).toEqual([
+      'Mistral-Nemo-Instruct-2407 IQ3_XS',
+      'Llama-3.1-8B-Instruct',
+      'Tavern Classic',
+    ])
+    // Without contextTokens the server's figure is used (model-server-info.ts); until then, the default.
+    expect(registry.models.every((m) => !m.contextConfigured && m.contextTokens === DEFAULT_CONTEXT_TOKENS)).toBe(true)
+  })
+
+  it('accepts the MODELS_FILE example of docs/configuration.md', () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../../docs/configuration.md'), 'utf8')
+    const section = doc.slice(doc.indexOf('## The models file'))
+    const json = /```json\n([\s\S]*?)```/.exec(section)?.[1]
+    if (!json) throw new Error('no example in docs/configuration.md')
+    const registry = loadModelRegistry({ ...llm, modelsFile: modelsFile(json) })
+    expect(registry.models.map((m) => m.id)).toEqual([
+      'nemo-local',
+      'llama3.1:8b',
+      'qwen-vllm',
+      'openrouter-euryale',
+      'gpt-4.1-mini',
+    ])
   })
 })

@@ -3,6 +3,8 @@ import path from 'node:path'
 import { z } from 'zod'
 import { type Config, ConfigError } from '#server/config.ts'
 import { isPlainHttpToPublicHost } from '#server/lib/outside-urls.ts'
+import { displayNameOf, type Sampling, samplingSchema } from './generation-settings.ts'
+import { knownContextTokens } from './model-server-info.ts'
 
 /**
  * The models the platform offers. Without MODELS_FILE there is one free model, the LLM_* one;
@@ -22,8 +24,17 @@ export type ModelConfig = Readonly<{
   model: string
   premium: boolean
   diamondsPerMessage: number
-  /** What the model can take in: prompt plus reply, in tokens. */
+  /**
+   * What the model can take in: prompt plus reply, in tokens. MODELS_FILE's figure, else
+   * DEFAULT_CONTEXT_TOKENS; what the server reports replies the default (model-server-info.ts).
+   */
   contextTokens: number
+  /** True when MODELS_FILE states `contextTokens`: the operator's figure wins over the server's. */
+  contextConfigured: boolean
+  /** The longest reply asked for (`max_tokens`), when the operator caps it. */
+  maxReplyTokens: number | undefined
+  /** Generation settings sent with every request (generation-settings.ts). */
+  sampling: Sampling
 }>
 
 /** What `GET /api/models` may show: no endpoint, no key, no provider model name. */
@@ -45,10 +56,10 @@ export type ModelRegistry = Readonly<{
 type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'> & { requireTls?: boolean }
 
 /**
- * Without MODELS_FILE the context size of the model is unknown. Ollama, the default provider,
- * serves 4096 tokens unless told otherwise (`OLLAMA_CONTEXT_LENGTH`) and silently drops the start
- * of a longer prompt, which is where the character's system prompt sits. A MODELS_FILE states the
- * real figure.
+ * The context assumed when neither MODELS_FILE nor the server tells it (model-server-info.ts asks
+ * llama.cpp, vLLM, Ollama and OpenRouter). Ollama serves 4096 tokens unless told otherwise
+ * (`OLLAMA_CONTEXT_LENGTH`) and silently drops the start of a longer prompt, which is where the
+ * character's system prompt sits.
  */
 export const DEFAULT_CONTEXT_TOKENS = 4096
 
@@ -58,18 +69,45 @@ const modelId = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}$/, 'must be 1-100 letters, digits or . _ : / @ -')
 
 const modelEntry = z
-  .strictObject({
-    id: modelId,
-    name: z.string().trim().min(1).max(80),
-    description: z.string().trim().max(500).default(''),
-    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
-    apiKey: z.string().trim().optional(),
-    model: z.string().trim().min(1).max(200).optional(),
-    premium: z.boolean(),
-    diamondsPerMessage: z.number().int().min(0).default(0),
-    contextTokens: z.number().int().min(256).max(10_000_000),
-  })
+  .strictObject(
+    {
+      id: modelId,
+      /** `name` is the older spelling of `displayName`. Neither: derived from the id, without paths. */
+      name: z.string().trim().min(1).max(80).optional(),
+      displayName: z.string().trim().min(1).max(80).optional(),
+      description: z.string().trim().max(500).default(''),
+      baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+      apiKey: z.string().trim().optional(),
+      model: z.string().trim().min(1).max(200).optional(),
+      premium: z.boolean(),
+      diamondsPerMessage: z.number().int().min(0).default(0),
+      contextTokens: z.number().int().min(256).max(10_000_000).optional(),
+      maxReplyTokens: z.number().int().min(16).max(1_000_000).optional(),
+      ...samplingSchema,
+    },
+    {
+      // Unknown keys are refused (a typo would otherwise silently do nothing); say which and where to look.
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')} (the keys are listed in docs/configuration.md, MODELS_FILE)`
+          : undefined,
+    },
+  )
   .superRefine((entry, ctx) => {
+    if (entry.name !== undefined && entry.displayName !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: 'give displayName or name (its older spelling), not both',
+      })
+    }
+    if (
+      entry.maxReplyTokens !== undefined &&
+      entry.contextTokens !== undefined &&
+      entry.maxReplyTokens > entry.contextTokens / 2
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['maxReplyTokens'], message: 'must be at most half of contextTokens' })
+    }
     if (entry.premium && entry.diamondsPerMessage === 0) {
       ctx.addIssue({
         code: 'custom',
@@ -146,9 +184,10 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
   }
   return parsed.data.map((entry) => {
     const baseUrl = entry.baseUrl ?? llm.baseUrl
+    const model = entry.model ?? entry.id
     return Object.freeze({
       id: entry.id,
-      name: entry.name,
+      name: entry.displayName ?? entry.name ?? displayNameOf(model),
       description: entry.description,
       baseUrl,
       // LLM_API_KEY belongs to LLM_BASE_URL: a model on another endpoint never receives it, so a
@@ -159,10 +198,23 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
           : sameEndpoint(baseUrl, llm.baseUrl)
             ? llm.apiKey
             : undefined,
-      model: entry.model ?? entry.id,
+      model,
       premium: entry.premium,
       diamondsPerMessage: entry.diamondsPerMessage,
-      contextTokens: entry.contextTokens,
+      contextTokens: entry.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+      contextConfigured: entry.contextTokens !== undefined,
+      maxReplyTokens: entry.maxReplyTokens,
+      sampling: Object.freeze({
+        temperature: entry.temperature,
+        top_p: entry.top_p,
+        top_k: entry.top_k,
+        min_p: entry.min_p,
+        repetition_penalty: entry.repetition_penalty,
+        presence_penalty: entry.presence_penalty,
+        frequency_penalty: entry.frequency_penalty,
+        stop: entry.stop ? Object.freeze([...entry.stop]) : undefined,
+        seed: entry.seed,
+      }),
     })
   })
 }
@@ -174,7 +226,8 @@ export function toPublicModel(model: ModelConfig): PublicModel {
     description: model.description,
     premium: model.premium,
     diamondsPerMessage: model.diamondsPerMessage,
-    contextTokens: model.contextTokens,
+    // What the server told, once asked (model-server-info.ts), else MODELS_FILE's or the default.
+    contextTokens: knownContextTokens(model),
   }
 }
 
@@ -185,7 +238,7 @@ export function loadModelRegistry(llm: LlmConfig): ModelRegistry {
     : [
         Object.freeze({
           id: llm.model,
-          name: llm.model,
+          name: displayNameOf(llm.model),
           description: '',
           baseUrl: llm.baseUrl,
           apiKey: llm.apiKey,
@@ -193,6 +246,9 @@ export function loadModelRegistry(llm: LlmConfig): ModelRegistry {
           premium: false,
           diamondsPerMessage: 0,
           contextTokens: DEFAULT_CONTEXT_TOKENS,
+          contextConfigured: false,
+          maxReplyTokens: undefined,
+          sampling: Object.freeze({}),
         }),
       ]
   const byId = new Map(models.map((m) => [m.id, m]))
