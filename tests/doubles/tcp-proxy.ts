@@ -5,6 +5,7 @@ import net from 'node:net'
  * refused), stall (connections accepted, then silence: a server that hangs) and restore, to see how
  * the app behaves when that server becomes unreachable or stops answering.
  */
+/** `target` is read at each new connection, so a test may point it elsewhere (a server started later). */
 export async function startTcpProxy(target: { host: string; port: number }) {
   const sockets = new Set<net.Socket>()
   let mode: 'pass' | 'refuse' | 'stall' = 'pass'

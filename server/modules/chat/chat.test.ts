@@ -26,6 +26,7 @@ import { addMessages } from '#tests/factories/chat.ts'
 import { parseEvents, readEvents, writeModelsFile } from '#tests/helpers/chat.ts'
 import { BASIC_PLAN, shippedPlans, writePlansFile } from '#tests/helpers/plans.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
+import { INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN } from './message-shaping.ts'
 import { contextWindow } from './prompt.ts'
 
 type Session = Awaited<ReturnType<TestApp['login']>>
@@ -402,10 +403,9 @@ describe('sending', () => {
     expect(prompt).toContain(`${user.user.username} arrives soaked during a storm.`)
     expect(prompt).toContain(`${user.user.username}: Hello?\nMara: Door is open.`)
     expect(prompt).not.toMatch(/\{\{|<user>|<bot>/i)
-    expect(history).toEqual([
-      { role: 'assistant', content: created.firstMessage.content },
-      { role: 'user', content: 'May I dry my coat by the fire?' },
-    ])
+    // The greeting leads the conversation: folded into the system prompt, where every template takes it (ADR 029).
+    expect(prompt).toContain(`begins with Mara saying:\n${created.firstMessage.content}`)
+    expect(history).toEqual([{ role: 'user', content: 'May I dry my coat by the fire?' }])
   })
 
   it("draws on the character's lorebook when its keys appear, and on the card's system prompt and post-history text", async () => {
@@ -438,8 +438,12 @@ describe('sending', () => {
     expect(system.startsWith('Speak like an old sailor. You are Mara')).toBe(true)
     expect(system).toContain('The lantern was a gift from Mara’s late brother.')
     expect(system).not.toContain('kraken')
-    expect(first.at(-1)).toEqual({ role: 'system', content: `Answer ${user.user.username} in two sentences.` })
-    expect(first.at(-2)).toEqual({ role: 'user', content: 'Where did the lantern come from?' })
+    // The post-history text closes the last user turn (strict templates take no late system message).
+    expect(first.at(-1)).toEqual({
+      role: 'user',
+      content: `Where did the lantern come from?\n\n${INSTRUCTIONS_OPEN}\nAnswer ${user.user.username} in two sentences.\n${INSTRUCTIONS_CLOSE}`,
+    })
+    expect(first.filter((m) => m.role === 'system')).toHaveLength(1)
 
     await send(user, sessionId, 'Is there a KRAKEN down there?')
     expect(String(lastStreamed()?.messages[0]?.content)).toContain('A kraken sleeps beneath the cliffs.')
@@ -469,6 +473,20 @@ describe('sending', () => {
     const stored = await messagesOf(user, sessionId)
     expect(stored[0]).toEqual(done?.reply)
     expect(stored[1]).toEqual(start?.userMessage)
+  })
+
+  it('a new message after a stranded one is never a second user turn in a row (ADR 029)', async () => {
+    const { user, sessionId } = await newChat()
+    api.fail(500)
+    expect((await send(user, sessionId, 'Is the lamp lit?')).statusCode).toBe(502)
+    const res = await send(user, sessionId, 'Hello? Anyone?')
+    expect(res.statusCode).toBe(200)
+    const sent = lastStreamed()?.messages ?? []
+    // What every strict template asks: one system message first, then user and assistant in turn.
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user'])
+    expect(sent[1]?.content).toBe('Is the lamp lit?\n\nHello? Anyone?')
+    // Both messages stay stored as they were written.
+    expect((await messagesOf(user, sessionId)).map((m) => m.author)).toEqual(['assistant', 'user', 'user', 'assistant'])
   })
 
   it('keeps the message and reports a provider 500; retry is one regenerate call', async () => {
@@ -1158,9 +1176,10 @@ describe('memory by plan', () => {
     const res = await send(user, sessionId, 'What did I say first?')
     expect(res.json().data.context).toMatchObject({ memoryK: 32, windowTokens: 32_000, trimmed: false })
     const sent = lastStreamed()?.messages ?? []
-    // System, greeting, 40 messages, the new one.
-    expect(sent).toHaveLength(1 + 1 + history.length + 1)
-    expect(sent[2]?.content).toBe(history[0]?.content)
+    // System (the greeting folded in), 40 messages, the new one.
+    expect(sent).toHaveLength(1 + history.length + 1)
+    expect(String(sent[0]?.content)).toContain('begins with')
+    expect(sent[1]?.content).toBe(history[0]?.content)
     await new Promise((r) => setTimeout(r, 100))
     expect(api.requests.filter((r) => !r.stream).length).toBe(summariesBefore)
     const detail = (await post(user, '/api/session', { sessionId })).json().data

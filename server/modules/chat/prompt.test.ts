@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { countMessageTokens, countTokens } from '#server/modules/models/tokens.ts'
+import { CONTINUE_TURN, INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN, shapeMessages } from './message-shaping.ts'
 import {
   buildPrompt,
   type Character,
   contextWindow,
   type HistoryMessage,
   replaceMacros,
+  shapingReserve,
   summaryPrompt,
   systemPromptOf,
   truncateToTokens,
@@ -75,19 +77,31 @@ describe('buildPrompt', () => {
   ])('memory %iK on a %i-token model: the newest messages that fit, in order, within budget', (memoryK, ctx) => {
     const history = conversation(3000)
     const { budgetTokens } = contextWindow(memoryK, ctx)
-    const prompt = buildPrompt({ ...base, history, budgetTokens })
+    // Unshaped (system-anywhere keeps the turns as they are): the picking itself.
+    const prompt = buildPrompt({ ...base, history, budgetTokens, promptStyle: 'system-anywhere' })
     const [system, ...rest] = prompt.messages
     expect(system?.role).toBe('system')
     expect(rest.map((m) => m.content)).toEqual(history.slice(-rest.length).map((m) => m.content))
     expect(prompt.included.map((m) => m.id)).toEqual(history.slice(-rest.length).map((m) => m.id))
-    // The count is the real one, and one more message would not have fitted.
+    // The count is the real one, and one more message would not have fitted beside what shaping may add.
     expect(prompt.usedTokens).toBe(countMessageTokens(prompt.messages))
-    expect(prompt.usedTokens).toBeLessThanOrEqual(budgetTokens)
+    expect(prompt.usedTokens + shapingReserve('Aria')).toBeLessThanOrEqual(budgetTokens)
     const next = history[history.length - rest.length - 1] as HistoryMessage
-    expect(prompt.usedTokens + countMessageTokens([{ role: next.author, content: next.content }]) - 3).toBeGreaterThan(
-      budgetTokens,
-    )
+    expect(
+      prompt.usedTokens +
+        shapingReserve('Aria') +
+        countMessageTokens([{ role: next.author, content: next.content }]) -
+        3,
+    ).toBeGreaterThan(budgetTokens)
     expect(prompt.trimmed).toBe(true)
+    // Strict (the default): the same messages, shaped, still within budget and counted exactly.
+    const strict = buildPrompt({ ...base, history, budgetTokens })
+    expect(strict.included).toEqual(prompt.included)
+    expect(strict.messages).toEqual(
+      shapeMessages({ system: String(system?.content), turns: rest, postHistory: '', characterName: 'Aria' }),
+    )
+    expect(strict.usedTokens).toBe(countMessageTokens(strict.messages))
+    expect(strict.usedTokens).toBeLessThanOrEqual(budgetTokens)
   })
 
   it('keeps more messages for a bigger plan', () => {
@@ -153,9 +167,23 @@ describe('buildPrompt', () => {
       history,
       budgetTokens: 30_000,
     })
-    expect(after.messages.at(-1)).toEqual({ role: 'system', content: 'Keep Sam on the ship.' })
+    // Strict templates take no late system message: the instructions close the last user turn.
+    expect(after.messages.at(-1)).toEqual({
+      role: 'user',
+      content: `${CONTINUE_TURN}\n\n${INSTRUCTIONS_OPEN}\nKeep Sam on the ship.\n${INSTRUCTIONS_CLOSE}`,
+    })
+    expect(after.messages.filter((m) => m.role === 'system')).toHaveLength(1)
     expect(after.usedTokens).toBe(countMessageTokens(after.messages))
     expect(after.included).toHaveLength(4)
+    const anywhere = buildPrompt({
+      ...base,
+      character: { ...character, postHistoryInstructions: 'Keep {{user}} on the ship.' },
+      history,
+      budgetTokens: 30_000,
+      promptStyle: 'system-anywhere',
+    })
+    expect(anywhere.messages.at(-1)).toEqual({ role: 'system', content: 'Keep Sam on the ship.' })
+    expect(anywhere.usedTokens).toBe(countMessageTokens(anywhere.messages))
   })
 
   it('adds the lore whose keys appear in the conversation, counted, and drops it before cutting the text', () => {

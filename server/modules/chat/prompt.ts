@@ -8,6 +8,14 @@ import {
   TOKENS_PER_MESSAGE,
 } from '#server/modules/models/tokens.ts'
 import { type ActiveLore, activeLore } from './lorebook.ts'
+import {
+  CONTINUE_TURN,
+  GREETING_FOLD_HEADING,
+  INSTRUCTIONS_CLOSE,
+  INSTRUCTIONS_OPEN,
+  type PromptStyle,
+  shapeMessages,
+} from './message-shaping.ts'
 
 /**
  * The prompt of a reply: a system message built from the character and the session's memory note,
@@ -25,7 +33,7 @@ export type Character = {
   exampleDialogue: string
   /** The card's own system prompt (`system_prompt`): replaces the opening instruction; `{{original}}` keeps it. */
   systemPrompt?: string
-  /** The card's `post_history_instructions`: a last system message after the conversation. */
+  /** The card's `post_history_instructions`: placed after the conversation (see message-shaping.ts). */
   postHistoryInstructions?: string
   /** The card's lorebook: entries whose keys appear in the newest messages join the system prompt. */
   lorebook?: Lorebook | null
@@ -150,6 +158,8 @@ export type PromptInput = {
   /** True when older messages exist beyond `history`. */
   olderExist: boolean
   budgetTokens: number
+  /** How the messages are shaped for the model's chat template (ADR 029); strict by default. */
+  promptStyle?: PromptStyle
 }
 
 export type Prompt = {
@@ -159,6 +169,33 @@ export type Prompt = {
   included: HistoryMessage[]
   /** Some messages did not fit (or were not loaded because they could not). */
   trimmed: boolean
+}
+
+/**
+ * What shaping may add on top of the messages' own counts: the heading of a folded greeting, the
+ * delimiters of the post-history block and a closing user turn. Kept aside so a shaped prompt still
+ * fits; merging turns only saves tokens.
+ */
+export function shapingReserve(characterName: string): number {
+  return (
+    countTokens(`${GREETING_FOLD_HEADING.replace('{{char}}', characterName)}:\n\n\n`) +
+    countTokens(`\n\n${INSTRUCTIONS_OPEN}\n\n${INSTRUCTIONS_CLOSE}`) +
+    countOneMessageTokens({ role: 'user', content: CONTINUE_TURN })
+  )
+}
+
+/**
+ * The count of the shaped prompt: turns that shaping left as they were cost what they cost when
+ * stored; only the system message (counts kept) and merged or extended turns are counted again.
+ */
+function shapedCost(messages: readonly ChatMessage[], picked: readonly HistoryMessage[]): number {
+  const stored = new Map(picked.map((m) => [`${m.author}\n${m.content}`, messageCost(m)]))
+  let cost = REPLY_PRIMING_TOKENS
+  for (const message of messages) {
+    if (message.role === 'system') cost += systemCost(message.content)
+    else cost += stored.get(`${message.role}\n${message.content}`) ?? countOneMessageTokens(message)
+  }
+  return cost
 }
 
 /**
@@ -187,7 +224,7 @@ export function buildPrompt(input: PromptInput): Prompt {
     if (systemCost(system) <= systemCap) break
   }
   if (systemCost(system) > systemCap) system = truncateToTokens(system, Math.max(0, systemCap - systemCost('')))
-  let used = REPLY_PRIMING_TOKENS + systemCost(system)
+  let used = REPLY_PRIMING_TOKENS + systemCost(system) + shapingReserve(character.name)
   // The card's post-history instructions: an eighth of the budget at most.
   let after = postHistoryOf(character, userName)
   if (after) {
@@ -205,13 +242,18 @@ export function buildPrompt(input: PromptInput): Prompt {
     picked.push(message)
   }
   picked.reverse()
+  const messages = shapeMessages(
+    {
+      system,
+      turns: picked.map((m): ChatMessage => ({ role: m.author, content: m.content })),
+      postHistory: after,
+      characterName: character.name,
+    },
+    input.promptStyle,
+  )
   return {
-    messages: [
-      { role: 'system', content: system },
-      ...picked.map((m): ChatMessage => ({ role: m.author, content: m.content })),
-      ...(after ? [{ role: 'system', content: after } satisfies ChatMessage] : []),
-    ],
-    usedTokens: used,
+    messages,
+    usedTokens: shapedCost(messages, picked),
     included: picked,
     trimmed: picked.length < history.length || input.olderExist,
   }
