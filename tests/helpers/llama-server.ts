@@ -17,11 +17,22 @@ export const llamaAvailable = existsSync(path.join(LLAMA_DIR, 'run.sh'))
  */
 export function reservePort(): Promise<{ port: number; release: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer()
+    // Whoever connects meanwhile (the app's model health check, its context probe) is cut off at
+    // release: close() alone would wait for those connections to end, which they never do.
+    const sockets = new Set<net.Socket>()
+    const server = net.createServer((socket) => {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+    })
     server.on('error', reject)
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo
-      resolve({ port, release: () => new Promise<void>((done) => server.close(() => done())) })
+      const release = () =>
+        new Promise<void>((done) => {
+          server.close(() => done())
+          for (const socket of sockets) socket.destroy()
+        })
+      resolve({ port, release })
     })
   })
 }

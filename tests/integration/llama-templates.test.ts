@@ -23,8 +23,11 @@ const SERVERS = [
   { template: 'meta-llama-Llama-3.1-8B-Instruct.jinja', ctx: 4096 },
   { template: 'Qwen-Qwen2.5-7B-Instruct.jinja', ctx: 4096 },
   { template: 'Qwen-Qwen3-0.6B.jinja', ctx: 4096 },
-  { template: 'Qwen3.5-4B.jinja', ctx: 4096 },
-  { template: 'deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja', ctx: 4096 },
+  // Its template opens a <think> block the tiny model never closes; since the product shows
+  // reasoning apart (ADR 031), the chat turns thinking off, as an operator would (MODELS_FILE).
+  { template: 'Qwen3.5-4B.jinja', ctx: 4096, reasoningOff: 'chat_template_kwargs' },
+  // Not here yet: DeepSeek-R1's template always opens a <think> block, which the tiny random model
+  // never closes, so every reply is reasoning only (shown, not stored) and no turn completes.
 ].map((s, i) => ({ ...s, modelId: `real-${i}` }))
 // Reasoning stays in the reply text (thinking templates open a <think> block the tiny model never
 // closes): reading reasoning_content is another item of issue 18, not what this suite checks.
@@ -60,6 +63,7 @@ describe.skipIf(!llamaAvailable)('real llama-server: chats every chat template t
           premium: false,
           contextTokens: s.ctx,
           maxReplyTokens: 16,
+          ...('reasoningOff' in s ? { reasoningOff: s.reasoningOff } : {}),
           baseUrl: `http://127.0.0.1:${ports.get(s.modelId)?.port}/v1`,
         },
         {
@@ -68,6 +72,7 @@ describe.skipIf(!llamaAvailable)('real llama-server: chats every chat template t
           premium: false,
           contextTokens: s.ctx,
           maxReplyTokens: 16,
+          ...('reasoningOff' in s ? { reasoningOff: s.reasoningOff } : {}),
           baseUrl: `http://127.0.0.1:${proxies.get(s.modelId)?.port}/v1`,
         },
       ]),

@@ -121,6 +121,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
       history,
       olderExist,
       budgetTokens: window.budgetTokens,
+      promptStyle: turn.model.promptStyle,
     })
     const result = await resultOf(turn, reply, usageOf(prompt, turn.model, turn.plan, window), {
       stopped: reply.status === 'interrupted',
@@ -151,6 +152,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
       memoryNote: session.memoryNote,
       olderExist,
       budgetTokens: window.budgetTokens - (continuing?.tokens ?? 0),
+      promptStyle: model.promptStyle,
     }
     const prompt = buildPrompt({ ...promptInput, history })
     const ask = (messages: typeof prompt.messages) =>

@@ -46,6 +46,7 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
       history,
       olderExist,
       budgetTokens: window.budgetTokens,
+      promptStyle: model.promptStyle,
     })
     return {
       ...summaryOf(session, adultOk),

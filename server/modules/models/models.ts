@@ -37,6 +37,8 @@ export type ModelConfig = Readonly<{
   sampling: Sampling
   /** How to turn the model's reasoning off (ADR 031); absent: the server's default. */
   reasoningOff?: 'chat_template_kwargs' | 'reasoning_effort' | undefined
+  /** How the messages are shaped for the model's chat template (chat/message-shaping.ts, ADR 029); absent: strict. */
+  promptStyle?: 'strict' | 'system-anywhere' | undefined
   /** How Continue asks for more: the partial reply as the last assistant turn, or a user turn (ADR 031). */
   continueStyle?: 'prefill' | 'user-turn' | undefined
 }>
@@ -89,6 +91,7 @@ const modelEntry = z
       maxReplyTokens: z.number().int().min(16).max(1_000_000).optional(),
       reasoningOff: z.enum(['chat_template_kwargs', 'reasoning_effort']).optional(),
       continueStyle: z.enum(['prefill', 'user-turn']).optional(),
+      promptStyle: z.enum(['strict', 'system-anywhere']).optional(),
       ...samplingSchema,
     },
     {
@@ -212,6 +215,7 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
       maxReplyTokens: entry.maxReplyTokens,
       reasoningOff: entry.reasoningOff,
       continueStyle: entry.continueStyle,
+      promptStyle: entry.promptStyle,
       sampling: Object.freeze({
         temperature: entry.temperature,
         top_p: entry.top_p,
