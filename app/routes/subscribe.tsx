@@ -174,6 +174,9 @@ export default function Subscribe({ loaderData, params }: Route.ComponentProps) 
           </Suspense>
         )}
         <p className="mx-auto mt-8 max-w-2xl text-center text-sm text-zinc-400">{t('honest')}</p>
+        <p className="mx-auto mt-2 max-w-2xl text-center text-sm text-zinc-400" data-testid="replies-rule">
+          {t('repliesRule')}
+        </p>
       </div>
     </>
   )

@@ -57,6 +57,10 @@ describe.skipIf(!chromiumPath)('plans and payments in a browser', () => {
     for (const card of await cards.all()) {
       expect(await card.getByText('Premium models with diamonds').count()).toBe(1)
     }
+    // What a premium reply costs, cut and stopped ones included (ADR 031), is said on the page.
+    expect(await page.getByTestId('replies-rule').innerText()).toContain(
+      'a reply that fails or that you stop costs nothing',
+    )
     expect(await seriousA11yViolations(page)).toEqual([])
 
     await page.getByText('Yearly', { exact: true }).click()
@@ -139,6 +143,7 @@ describe.skipIf(!chromiumPath)('plans and payments in a browser', () => {
     // Every card, the free one first, offers premium models with diamonds.
     await cards.first().getByText('النماذج المميّزة مقابل الماسات').waitFor()
     expect(await page.getByText('النماذج المميّزة مقابل الماسات').count()).toBe(4)
+    expect(await page.getByTestId('replies-rule').innerText()).toContain('الرد الذي يتوقف عند حدّ طوله يُحتسب')
     await page.screenshot({ path: path.join(screenshotDir, 'pricing-ar.png'), fullPage: true })
     await context.close()
   })
