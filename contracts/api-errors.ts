@@ -64,6 +64,10 @@ export type ErrorDetailsByCode = {
   MODEL_TEMPLATE_REFUSED: ReplyFailure
   SERVICE_UNAVAILABLE: ReplyFailure | undefined
   INVALID_CARD: CardProblem
+  /** A chat setting outside the bounds of the chat's model (ADR 033). */
+  CHAT_SETTING_OUT_OF_BOUNDS: { field: 'temperature' | 'replyTokens'; min: number; max: number }
+  /** The operator does not let users change this setting for the chat's model. */
+  CHAT_SETTING_LOCKED: { field: 'temperature' | 'replyTokens' }
   ALREADY_SUBSCRIBED: { planId: string }
   PLAN_CHANGE_NOT_ALLOWED: { reason: 'downgrade' | 'card-plan-renews' | 'one-off-plan-runs' }
 }

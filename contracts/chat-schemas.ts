@@ -32,6 +32,9 @@ export const requestIdSchema = z
 /** The message text. Its length bound (CHAT_MESSAGE_MAX_LENGTH) answers MESSAGE_TOO_LONG, not a validation error. */
 const messageText = z.string().max(1_000_000)
 
+/** A setting a user may change per chat: its bounds and the model's own value (null: the server's default). */
+const settingBoundsSchema = z.object({ min: z.number(), max: z.number(), default: z.number().nullable() })
+
 export const publicModelSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -41,6 +44,8 @@ export const publicModelSchema = z.object({
   diamondsPerMessage: z.number().int(),
   /** The most the model takes in, prompt and reply, in tokens. */
   contextTokens: z.number().int(),
+  /** What a user may set per chat (ADR 033); null: the operator forbids changing it. */
+  userSettings: z.object({ temperature: settingBoundsSchema.nullable(), replyTokens: settingBoundsSchema.nullable() }),
 })
 export const modelListSchema = z.object({
   models: z.array(publicModelSchema),
@@ -115,10 +120,21 @@ export const chatSessionListSchema = z.object({
   totalPages: z.number().int(),
 })
 
+/**
+ * A chat's own generation settings (ADR 033); null: the model's default. Each generation clamps
+ * them to the bounds of the model it uses.
+ */
+export const chatSettingsSchema = z.object({
+  temperature: z.number().nullable(),
+  /** The longest reply, in tokens. */
+  replyTokens: z.number().int().nullable(),
+})
+
 export const chatSessionDetailSchema = chatSessionSummarySchema.extend({
   /** The model of the latest reply (null before the first one). */
   modelId: z.string().nullable(),
   memory: memorySchema,
+  settings: chatSettingsSchema,
   context: contextUsageSchema,
   plan: z.object({ planId: z.string(), memoryK: z.number().int(), premiumModels: z.boolean() }),
 })
@@ -187,6 +203,15 @@ export const selectSwipeBody = z.object({
 })
 export const messageRefBody = z.object({ sessionId: sessionIdSchema, messageId: messageIdSchema })
 export const editMessageBody = messageRefBody.extend({ content: messageText })
+/**
+ * Any finite number passes here: the chat's model decides what is allowed, once the chat is known
+ * to be the caller's (CHAT_SETTING_OUT_OF_BOUNDS, CHAT_SETTING_LOCKED). null: the model's default.
+ */
+export const updateSettingsBody = chatSettingsSchema.extend({
+  sessionId: sessionIdSchema,
+  /** The model the bounds are read from: the one chosen in the chat, else the session's last, else the default. */
+  chatModelId: z.string().min(1).max(100).optional(),
+})
 export const updateMemoryBody = z.object({ sessionId: sessionIdSchema, note: z.string().max(MEMORY_NOTE_MAX_LENGTH) })
 
 export const swipeListSchema = z.object({

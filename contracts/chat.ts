@@ -5,6 +5,7 @@ import type {
   chatSessionDetailSchema,
   chatSessionListSchema,
   chatSessionSummarySchema,
+  chatSettingsSchema,
   chatStreamEventSchemas,
   contextUsageSchema,
   publicModelSchema,
@@ -23,6 +24,13 @@ export const CHAT_SEND_LIMIT = { max: 20, windowMs: 60_000 } as const
 export const CHAT_CREATE_SESSION_LIMIT = { max: 30, windowMs: 60 * 60_000 } as const
 /** Saving a memory note by hand is limited per user: a person edits and saves a few times a minute at most. */
 export const CHAT_MEMORY_UPDATE_LIMIT = { max: 30, windowMs: 10 * 60_000 } as const
+
+/** Changing a chat's settings (temperature, reply length) is limited per user like saving its memory note. */
+export const CHAT_SETTINGS_UPDATE_LIMIT = { max: 30, windowMs: 10 * 60_000 } as const
+/** The highest temperature the model servers take (llama.cpp, vLLM, OpenAI): no bound goes above it. */
+export const TEMPERATURE_MAX = 2
+/** The shortest reply length an operator may allow (MODELS_FILE `maxReplyTokens`, `userReplyTokens`). */
+export const REPLY_TOKENS_MIN = 16
 
 export const MESSAGES_PAGE_SIZE_DEFAULT = 50
 export const MESSAGES_PAGE_SIZE_MAX = 100
@@ -100,6 +108,7 @@ export type ContextUsage = z.infer<typeof contextUsageSchema>
 export type ChatSessionSummary = z.infer<typeof chatSessionSummarySchema>
 export type ChatSessionList = z.infer<typeof chatSessionListSchema>
 export type ChatSessionDetail = z.infer<typeof chatSessionDetailSchema>
+export type ChatSettings = z.infer<typeof chatSettingsSchema>
 export type ChatReply = z.infer<typeof chatReplySchema>
 export type ChatStreamEvent = {
   [K in keyof typeof chatStreamEventSchemas]: { event: K; data: z.infer<(typeof chatStreamEventSchemas)[K]> }

@@ -3,8 +3,9 @@ import { useTranslation } from 'react-i18next'
 import { useNavigate, useParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { deleteSession } from '#app/features/chat/api.ts'
+import { deleteSession, getSession } from '#app/features/chat/api.ts'
 import { ChatHeader } from '#app/features/chat/components/chat-header.tsx'
+import { ChatSettingsDialog } from '#app/features/chat/components/chat-settings-dialog.tsx'
 import { Composer } from '#app/features/chat/components/composer.tsx'
 import { ConnectionErrorDialog } from '#app/features/chat/components/connection-error-dialog.tsx'
 import { MemoryPanel } from '#app/features/chat/components/memory-panel.tsx'
@@ -37,6 +38,7 @@ export default function Chat() {
   const { points } = usePoints()
   const [text, setText] = useState('')
   const [memoryOpen, setMemoryOpen] = useState(false)
+  const [settingsOpen, setSettingsOpen] = useState(false)
 
   const chat = useChatSession(sessionId)
   const { session, messages } = chat
@@ -52,6 +54,7 @@ export default function Chat() {
   })
   const actions = useMessageActions({ sessionId, setMessages: chat.setMessages, regenerate: reply.regenerate })
 
+  const model = chat.models.find((m) => m.id === chat.modelId)
   const roleName = session?.role?.name ?? t('unknownRole')
   const roleAvatar = session?.role?.avatar ?? null
 
@@ -104,6 +107,7 @@ export default function Chat() {
         context={session?.context}
         canOpenMemory={session !== null}
         onOpenMemory={() => setMemoryOpen(true)}
+        onOpenSettings={() => setSettingsOpen(true)}
         onDelete={removeChat}
       />
       <MessageList
@@ -145,6 +149,23 @@ export default function Chat() {
           memory={session.memory}
           onSaved={(memory) => chat.setSession({ ...session, memory })}
           onClose={() => setMemoryOpen(false)}
+        />
+      ) : null}
+      {settingsOpen && session && model ? (
+        <ChatSettingsDialog
+          locale={locale}
+          sessionId={sessionId}
+          model={model}
+          settings={session.settings}
+          onSaved={(settings) => {
+            chat.setSession((s) => s && { ...s, settings })
+            // The reply length changes the prompt's room: the context gauge is read again.
+            getSession(sessionId, model.id).then(
+              (detail) => chat.setSession(detail),
+              () => {},
+            )
+          }}
+          onClose={() => setSettingsOpen(false)}
         />
       ) : null}
       {reply.problem ? (

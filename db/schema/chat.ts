@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm'
-import { bigint, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
 import { roles } from './roles.ts'
 import { users } from './users.ts'
@@ -27,6 +38,12 @@ export const chatSessions = pgTable(
     memoryVersion: integer('memory_version').notNull().default(0),
     memoryUpdatedAt: timestamp('memory_updated_at', { withTimezone: true }),
     lastMessagePreview: text('last_message_preview'),
+    /**
+     * The user's choices for this chat (ADR 033); null: the model's default. Clamped to the bounds
+     * of the model in use at each generation, so a narrowed bound never needs a rewrite here.
+     */
+    temperature: doublePrecision('temperature'),
+    replyTokens: integer('reply_tokens'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -34,6 +51,8 @@ export const chatSessions = pgTable(
     index('chat_sessions_user_recent_idx').on(table.userId, table.updatedAt.desc(), table.id.desc()),
     // Deleting a character sets its sessions' role to null: without this it would scan them all.
     index('chat_sessions_role_idx').on(table.roleId),
+    check('chat_sessions_temperature', sql`${table.temperature} between 0 and 2`),
+    check('chat_sessions_reply_tokens', sql`${table.replyTokens} > 0`),
   ],
 )
 

@@ -85,6 +85,7 @@ describe('a call that needs a user, without a token', () => {
     ['POST', '/api/chat', { nonsense: true }],
     ['POST', '/api/chat/editMessage', { messageId: 'not a number' }],
     ['POST', '/api/session/memory/update', [1, 2, 3]],
+    ['POST', '/api/session/settings/update', { sessionId: 1, temperature: 'hot' }],
     ['POST', '/api/account/delete', { password: 12 }],
     ['POST', '/api/logout-all', 'not json at all'],
     ['GET', '/api/my/roles/not-a-uuid?locale=xxxxxxxxxxxxxxxxxxxxxxxx', undefined],

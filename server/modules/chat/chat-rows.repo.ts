@@ -90,6 +90,8 @@ export const sessionColumns = {
   memoryVersion: chatSessions.memoryVersion,
   memoryUpdatedAt: chatSessions.memoryUpdatedAt,
   lastMessagePreview: chatSessions.lastMessagePreview,
+  temperature: chatSessions.temperature,
+  replyTokens: chatSessions.replyTokens,
   createdAt: chatSessions.createdAt,
   updatedAt: chatSessions.updatedAt,
   rolePublicId: roles.publicId,

@@ -175,6 +175,16 @@ export function createChatSessionsRepo(db: Db) {
       return updated.length > 0
     },
 
+    /** The chat's temperature and reply length (null: the model's default); checked by the caller. */
+    async writeSettings(sessionId: string, settings: { temperature: number | null; replyTokens: number | null }) {
+      const [row] = await db
+        .update(chatSessions)
+        .set(settings)
+        .where(eq(chatSessions.id, sessionId))
+        .returning({ temperature: chatSessions.temperature, replyTokens: chatSessions.replyTokens })
+      return row ?? null
+    },
+
     async memoryOf(sessionId: string) {
       const [row] = await db
         .select({

@@ -1,4 +1,4 @@
-// Over 400 lines for a reason: 19 routes, each mostly its zod schema and OpenAPI summary, plus the
+// Over 400 lines for a reason: 20 routes, each mostly its zod schema and OpenAPI summary, plus the
 // two ways a turn is answered (JSON, server-sent events). No rule lives here; the chat's logic is
 // in the files listed at the top of chat.service.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -9,6 +9,7 @@ import {
   CHAT_CREATE_SESSION_LIMIT,
   CHAT_MEMORY_UPDATE_LIMIT,
   CHAT_SEND_LIMIT,
+  CHAT_SETTINGS_UPDATE_LIMIT,
   type ChatStreamEventName,
 } from '#contracts/chat.ts'
 import {
@@ -17,6 +18,7 @@ import {
   chatReplySchema,
   chatSessionDetailSchema,
   chatSessionListSchema,
+  chatSettingsSchema,
   createdSessionSchema,
   createSessionBody,
   editedMessageSchema,
@@ -33,6 +35,7 @@ import {
   sessionsBody,
   swipeListSchema,
   updateMemoryBody,
+  updateSettingsBody,
 } from '#contracts/chat-schemas.ts'
 import { isDatabaseUnavailable } from '#server/lib/database-errors.ts'
 import { AppError } from '#server/lib/errors.ts'
@@ -499,6 +502,26 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
         await enforceLimit(kv, `chat-memory:user:${userOf(request)}`, CHAT_MEMORY_UPDATE_LIMIT)
         const { sessionId, note } = request.body
         return ok(await chat.updateMemory(userOf(request), sessionId, note))
+      },
+    )
+
+    app.post(
+      '/session/settings/update',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary:
+            "Set a chat's temperature and reply length within the bounds of its model (null: the model's default)",
+          security,
+          body: updateSettingsBody,
+          response: { 200: okSchema(chatSettingsSchema) },
+        },
+      },
+      async (request) => {
+        await enforceLimit(kv, `chat-settings:user:${userOf(request)}`, CHAT_SETTINGS_UPDATE_LIMIT)
+        const { sessionId, ...settings } = request.body
+        return ok(await chat.updateSettings(userOf(request), sessionId, settings))
       },
     )
   }

@@ -88,6 +88,7 @@ export function createChatService(deps: ChatDeps) {
     deleteSession: sessions.deleteSession,
     getMemory: sessions.getMemory,
     updateMemory: sessions.updateMemory,
+    updateSettings: sessions.updateSettings,
 
     send: turns.send,
     regenerate: turns.regenerate,

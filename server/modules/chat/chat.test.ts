@@ -156,6 +156,10 @@ describe('models', () => {
       premium: true,
       diamondsPerMessage: PREMIUM_COST,
       contextTokens: 128_000,
+      userSettings: {
+        temperature: { min: 0, max: 1.5, default: null },
+        replyTokens: { min: 64, max: 1024, default: 1024 },
+      },
     })
     expect(res.body).not.toContain(api.baseUrl)
     expect(res.body).not.toContain('provider/grand-70b')

@@ -11,6 +11,7 @@ import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures
 import { modelContext, recordContextExceeded } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
+import { effectiveSettings } from '#server/modules/models/user-settings.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import {
   characterOf,
@@ -112,7 +113,11 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
     })
     turn.hooks.onDelta(reply.content)
     const fit = await modelContext(turn.model, turn.session.lastMessagePreview ?? '')
-    const window = contextWindow(turn.plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
+    const window = contextWindow(
+      turn.plan.memoryK,
+      fit.contextTokens,
+      effectiveSettings(turn.model, turn.session).replyTokens,
+    )
     const { history, olderExist } = await loadHistory(repo, turn.session.id, window.budgetTokens)
     const prompt = buildPrompt({
       character: characterOf(turn.session),
@@ -137,7 +142,9 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
   async function generate(turn: Turn, loaded?: LoadedHistory): Promise<TurnOutcome> {
     const { session, model, plan, hooks, slot } = turn
     const fit = await modelContext(model, turn.userMessage?.content ?? session.lastMessagePreview ?? '')
-    const window = contextWindow(plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
+    // The chat's temperature and reply length, clamped to this model's bounds now (ADR 033).
+    const settings = effectiveSettings(model, session)
+    const window = contextWindow(plan.memoryK, fit.contextTokens, settings.replyTokens)
     const character = characterOf(session)
     const { continuing } = turn
     const read =
@@ -166,6 +173,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
         // The operator's generation settings and stop strings for this chat's names (MODELS_FILE).
         extraBody: {
           ...samplingParams(model, { user: session.username, char: character.name }),
+          ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
           ...reasoningFields(model),
         },
         // Shown while it streams, stored nowhere (ADR 031).

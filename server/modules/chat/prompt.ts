@@ -7,6 +7,7 @@ import {
   REPLY_PRIMING_TOKENS,
   TOKENS_PER_MESSAGE,
 } from '#server/modules/models/tokens.ts'
+import { DEFAULT_MAX_REPLY_TOKENS } from '#server/modules/models/user-settings.ts'
 import { type ActiveLore, activeLore } from './lorebook.ts'
 import {
   CONTINUE_TURN,
@@ -41,14 +42,12 @@ export type Character = {
 
 export type HistoryMessage = { id: number; author: MessageAuthor; content: string; tokens: number }
 
-/** The most a reply may take; smaller windows keep a quarter of themselves for it. */
-export const MAX_REPLY_RESERVE_TOKENS = 1024
-
 /**
  * The window of a call: the plan's memory, but never more than the model takes in; part of it is
- * kept for the reply, the rest is the prompt's budget.
+ * kept for the reply (the chat's reply length, models/user-settings.ts; a small window keeps at
+ * most a quarter of itself), the rest is the prompt's budget.
  */
-export function contextWindow(memoryK: number, modelContextTokens: number, maxReplyTokens = MAX_REPLY_RESERVE_TOKENS) {
+export function contextWindow(memoryK: number, modelContextTokens: number, maxReplyTokens = DEFAULT_MAX_REPLY_TOKENS) {
   const windowTokens = Math.max(0, Math.min(memoryK * 1000, modelContextTokens))
   const replyReserveTokens = Math.min(maxReplyTokens, Math.floor(windowTokens / 4))
   return { windowTokens, replyReserveTokens, budgetTokens: windowTokens - replyReserveTokens }

@@ -1,9 +1,10 @@
-import type { ChatSessionDetail, ChatSessionList } from '#contracts/chat.ts'
+import type { ChatSessionDetail, ChatSessionList, ChatSettings } from '#contracts/chat.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { modelContext } from '#server/modules/models/model-server-info.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
+import { effectiveSettings, refusalOf, userBoundsOf } from '#server/modules/models/user-settings.ts'
 import type { ChatRepo, SessionView } from './chat.repo.ts'
 import { characterOf, invalidSession, summaryOf, toChatMessage, UUID, usageOf } from './chat-views.ts'
 import { loadHistory } from './history.ts'
@@ -37,7 +38,7 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
     const plan = entitlements.planOf(session.paidPlanId)
     const adultOk = await viewerSeesAdult(userId, options.adultCookie)
     const fit = await modelContext(model, session.lastMessagePreview ?? '')
-    const window = contextWindow(plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
+    const window = contextWindow(plan.memoryK, fit.contextTokens, effectiveSettings(model, session).replyTokens)
     const { history, olderExist } = await loadHistory(repo, session.id, window.budgetTokens)
     const prompt = buildPrompt({
       character: characterOf(session),
@@ -56,6 +57,7 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
         coversThroughMessageId: session.memoryThroughId,
         updatedAt: session.memoryUpdatedAt?.toISOString() ?? null,
       },
+      settings: { temperature: session.temperature, replyTokens: session.replyTokens },
       context: usageOf(prompt, model, plan, window),
       plan: { planId: plan.planId, memoryK: plan.memoryK, premiumModels: plan.premiumModels },
     }
@@ -141,6 +143,40 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
     },
 
     getMemory,
+
+    /**
+     * Sets the chat's temperature and reply length (null: the model's default), checked against
+     * the bounds of the chat's model (`chatModelId`, else its last, else the default) once the chat
+     * is known to be the user's. A value outside them, or one the operator forbids, changes nothing.
+     */
+    async updateSettings(
+      userId: string,
+      sessionId: string,
+      settings: ChatSettings & { chatModelId?: string | undefined },
+    ): Promise<ChatSettings> {
+      const session = await requireSession(sessionId, userId)
+      const bounds = userBoundsOf(entitlements.modelFor(settings.chatModelId, session.modelId))
+      for (const field of ['temperature', 'replyTokens'] as const) {
+        const refusal = refusalOf(bounds, field, settings[field])
+        if (refusal && 'locked' in refusal) {
+          throw new AppError(400, 'CHAT_SETTING_LOCKED', `This model does not let users change ${field}.`, { field })
+        }
+        if (refusal) {
+          throw new AppError(
+            400,
+            'CHAT_SETTING_OUT_OF_BOUNDS',
+            `${field} must be between ${refusal.min} and ${refusal.max} for this model.`,
+            refusal,
+          )
+        }
+      }
+      const written = await repo.writeSettings(session.id, {
+        temperature: settings.temperature,
+        replyTokens: settings.replyTokens,
+      })
+      if (!written) throw invalidSession()
+      return written
+    },
 
     async updateMemory(userId: string, sessionId: string, note: string) {
       await requireSession(sessionId, userId)

@@ -2,6 +2,7 @@ import { AppError } from '#server/lib/errors.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { modelContext } from '#server/modules/models/model-server-info.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
+import { effectiveSettings } from '#server/modules/models/user-settings.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import {
   checkText,
@@ -116,7 +117,8 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
   async function withUserMessage(turn: Turn, message: ChatMessageRow, recent?: HistoryMessage[]): Promise<Answer> {
     turn.userMessage = message
     const fit = await modelContext(turn.model, message.content)
-    const { budgetTokens } = contextWindow(turn.plan.memoryK, fit.contextTokens, fit.maxReplyTokens)
+    const { replyTokens } = effectiveSettings(turn.model, turn.session)
+    const { budgetTokens } = contextWindow(turn.plan.memoryK, fit.contextTokens, replyTokens)
     // The newest messages were read before the insert; older pages are read only if they fit.
     const earlier = await loadHistory(repo, turn.session.id, budgetTokens, undefined, recent)
     const history = [...earlier.history.filter((m) => m.id < message.id), toHistory(message)]

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { TEMPERATURE_MAX } from '#contracts/chat.ts'
 
 /**
  * Per-model generation settings of MODELS_FILE (issue 18 item 9) and the request fields they
@@ -9,7 +10,7 @@ import { z } from 'zod'
 
 /** The ranges the servers accept (llama.cpp, vLLM, OpenAI); a value outside is an operator's typo. */
 export const samplingSchema = {
-  temperature: z.number().min(0).max(2).optional(),
+  temperature: z.number().min(0).max(TEMPERATURE_MAX).optional(),
   top_p: z.number().gt(0).max(1).optional(),
   top_k: z.number().int().min(0).max(1000).optional(),
   min_p: z.number().min(0).max(1).optional(),

@@ -112,6 +112,10 @@ describe('model registry', () => {
       modelsFile: modelsFile([free, { ...premium, model: 'secret-provider-name' }]),
     })
     const listed = registry.listPublic()
+    const defaultBounds = {
+      temperature: { min: 0, max: 1.5, default: null },
+      replyTokens: { min: 64, max: 1024, default: 1024 },
+    }
     expect(listed).toEqual([
       {
         id: 'llama3.2',
@@ -120,6 +124,7 @@ describe('model registry', () => {
         premium: false,
         diamondsPerMessage: 0,
         contextTokens: 8192,
+        userSettings: defaultBounds,
       },
       {
         id: 'gpt-4.1-mini',
@@ -128,6 +133,7 @@ describe('model registry', () => {
         premium: true,
         diamondsPerMessage: 2,
         contextTokens: 128000,
+        userSettings: defaultBounds,
       },
     ])
     const json = JSON.stringify(listed)
@@ -269,6 +275,57 @@ describe('model registry', () => {
     expect(message).toMatch(/\[8\]\.maxReplyTokens: must be at most half of contextTokens/)
     expect(message).toMatch(/\[9\]: unknown key\(s\) "topP" \(the keys are listed in docs\/configuration\.md/)
     expect(message).toMatch(/\[10\]\.name: give displayName or name/)
+  })
+
+  it('gives users per-chat bounds: defaults without MODELS_FILE, the operator’s own, or none (ADR 033)', () => {
+    // The single env-configured model: temperature 0 to 1.5 (the server's default), replies 64 to 1024 tokens.
+    expect(loadModelRegistry(llm).listPublic()[0]?.userSettings).toEqual({
+      temperature: { min: 0, max: 1.5, default: null },
+      replyTokens: { min: 64, max: 1024, default: 1024 },
+    })
+    const registry = loadModelRegistry({
+      ...llm,
+      modelsFile: modelsFile([
+        { ...free, temperature: 1.8, maxReplyTokens: 48 },
+        {
+          ...free,
+          id: 'set',
+          temperature: 0.7,
+          userTemperature: { min: 0.5, max: 1 },
+          userReplyTokens: { min: 32, max: 512 },
+        },
+        { ...free, id: 'fixed', userTemperature: false, userReplyTokens: false },
+      ]),
+    })
+    expect(registry.listPublic().map((m) => m.userSettings)).toEqual([
+      // The range reaches the model's own temperature; the reply length's floor never passes its cap.
+      { temperature: { min: 0, max: 1.8, default: 1.8 }, replyTokens: { min: 48, max: 48, default: 48 } },
+      { temperature: { min: 0.5, max: 1, default: 0.7 }, replyTokens: { min: 32, max: 512, default: 1024 } },
+      { temperature: null, replyTokens: null },
+    ])
+  })
+
+  it('refuses user bounds that are inverted, out of range or outside the model’s own settings', () => {
+    const message = problemsOf([
+      { ...free, userTemperature: { min: 1, max: 0.5 } },
+      { ...free, id: 'b', userTemperature: { min: 0, max: 3 } },
+      { ...free, id: 'c', temperature: 1.2, userTemperature: { min: 0, max: 1 } },
+      { ...free, id: 'd', userReplyTokens: { min: 8, max: 100 } },
+      { ...free, id: 'e', maxReplyTokens: 300, userReplyTokens: { min: 50, max: 400 } },
+      { ...free, id: 'f', userReplyTokens: { min: 50, max: 2000 } },
+      { ...free, id: 'g', userTemperature: { min: 0, max: 1, step: 0.1 } },
+      { ...free, id: 'h', userTemperature: true },
+      { ...free, id: 'i', userReplyTokens: { min: 50.5, max: 100 } },
+    ])
+    expect(message).toMatch(/\[0\]\.userTemperature: min must be at most max/)
+    expect(message).toMatch(/\[1\]\.userTemperature/)
+    expect(message).toMatch(/\[2\]\.userTemperature: must include the model's temperature \(1\.2\)/)
+    expect(message).toMatch(/\[3\]\.userReplyTokens/)
+    expect(message).toMatch(/\[4\]\.userReplyTokens: max must be at most maxReplyTokens \(300/)
+    expect(message).toMatch(/\[5\]\.userReplyTokens: max must be at most maxReplyTokens \(1024/)
+    expect(message).toMatch(/\[6\]\.userTemperature/)
+    expect(message).toMatch(/\[7\]\.userTemperature/)
+    expect(message).toMatch(/\[8\]\.userReplyTokens/)
   })
 
   it('never shows a server path as a model name', () => {

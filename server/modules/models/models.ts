@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
+import { REPLY_TOKENS_MIN } from '#contracts/chat.ts'
 import { type Config, ConfigError } from '#server/config.ts'
 import { isPlainHttpToPublicHost } from '#server/lib/outside-urls.ts'
 import { displayNameOf, type Sampling, samplingSchema } from './generation-settings.ts'
 import { knownContextTokens } from './model-server-info.ts'
+import { type Bounds, type UserBounds, userBoundsOf, userBoundsProblems, userSettingsSchema } from './user-settings.ts'
 
 /**
  * The models the platform offers. Without MODELS_FILE there is one free model, the LLM_* one;
@@ -41,11 +43,16 @@ export type ModelConfig = Readonly<{
   promptStyle?: 'strict' | 'system-anywhere' | undefined
   /** How Continue asks for more: the partial reply as the last assistant turn, or a user turn (ADR 031). */
   continueStyle?: 'prefill' | 'user-turn' | undefined
+  /** What a user may set per chat (user-settings.ts, ADR 033): bounds, `false` forbidden, absent the defaults. */
+  userTemperature?: Bounds | false | undefined
+  userReplyTokens?: Bounds | false | undefined
 }>
 
 /** What `GET /api/models` may show: no endpoint, no key, no provider model name. */
 export type PublicModel = Readonly<
-  Pick<ModelConfig, 'id' | 'name' | 'description' | 'premium' | 'diamondsPerMessage' | 'contextTokens'>
+  Pick<ModelConfig, 'id' | 'name' | 'description' | 'premium' | 'diamondsPerMessage' | 'contextTokens'> & {
+    userSettings: UserBounds
+  }
 >
 
 export type ModelRegistry = Readonly<{
@@ -88,11 +95,12 @@ const modelEntry = z
       premium: z.boolean(),
       diamondsPerMessage: z.number().int().min(0).default(0),
       contextTokens: z.number().int().min(256).max(10_000_000).optional(),
-      maxReplyTokens: z.number().int().min(16).max(1_000_000).optional(),
+      maxReplyTokens: z.number().int().min(REPLY_TOKENS_MIN).max(1_000_000).optional(),
       reasoningOff: z.enum(['chat_template_kwargs', 'reasoning_effort']).optional(),
       continueStyle: z.enum(['prefill', 'user-turn']).optional(),
       promptStyle: z.enum(['strict', 'system-anywhere']).optional(),
       ...samplingSchema,
+      ...userSettingsSchema,
     },
     {
       // Unknown keys are refused (a typo would otherwise silently do nothing); say which and where to look.
@@ -117,6 +125,7 @@ const modelEntry = z
     ) {
       ctx.addIssue({ code: 'custom', path: ['maxReplyTokens'], message: 'must be at most half of contextTokens' })
     }
+    for (const [key, message] of userBoundsProblems(entry)) ctx.addIssue({ code: 'custom', path: [key], message })
     if (entry.premium && entry.diamondsPerMessage === 0) {
       ctx.addIssue({
         code: 'custom',
@@ -216,6 +225,8 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
       reasoningOff: entry.reasoningOff,
       continueStyle: entry.continueStyle,
       promptStyle: entry.promptStyle,
+      userTemperature: entry.userTemperature,
+      userReplyTokens: entry.userReplyTokens,
       sampling: Object.freeze({
         temperature: entry.temperature,
         top_p: entry.top_p,
@@ -240,6 +251,7 @@ export function toPublicModel(model: ModelConfig): PublicModel {
     diamondsPerMessage: model.diamondsPerMessage,
     // What the server told, once asked (model-server-info.ts), else MODELS_FILE's or the default.
     contextTokens: knownContextTokens(model),
+    userSettings: userBoundsOf(model),
   }
 }
 

@@ -1,4 +1,4 @@
-import { Brain, Trash2 } from 'lucide-react'
+import { Brain, SlidersHorizontal, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import type { ContextUsage } from '#contracts/chat.ts'
 
@@ -10,11 +10,22 @@ type Props = {
   context: ContextUsage | null | undefined
   canOpenMemory: boolean
   onOpenMemory: () => void
+  /** The chat's temperature and reply length (chat-settings-dialog.tsx). */
+  onOpenSettings: () => void
   onDelete: () => void
 }
 
 /** The chat's top line: who, whether a reply is being written, how full the context is, memory and delete. */
-export function ChatHeader({ name, avatar, busy, context, canOpenMemory, onOpenMemory, onDelete }: Props) {
+export function ChatHeader({
+  name,
+  avatar,
+  busy,
+  context,
+  canOpenMemory,
+  onOpenMemory,
+  onOpenSettings,
+  onDelete,
+}: Props) {
   const { t } = useTranslation('chat')
   return (
     <header className="flex items-center gap-3 border-b border-zinc-800 pb-3">
@@ -51,6 +62,17 @@ export function ChatHeader({ name, avatar, busy, context, canOpenMemory, onOpenM
       <button type="button" className="button-ghost" onClick={onOpenMemory} disabled={!canOpenMemory}>
         <Brain aria-hidden="true" className="size-4" />
         {t('memory.open')}
+      </button>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label={t('settings.open')}
+        title={t('settings.open')}
+        onClick={onOpenSettings}
+        disabled={!canOpenMemory}
+        data-testid="open-chat-settings"
+      >
+        <SlidersHorizontal aria-hidden="true" className="size-4" />
       </button>
       <button
         type="button"
