@@ -47,8 +47,11 @@ export type ChatRequest = {
   temperature?: number | undefined
 }
 
-/** How a streamed reply ended: `stop` (complete), `length` (maxTokens reached), `content_filter`, ... */
-export type ChatStreamEnd = { finishReason: string; text: string }
+/**
+ * How a streamed reply ended: `stop` (complete), `length` (maxTokens reached), `content_filter`, ...
+ * `promptTokens`: the server's count of the prompt (`usage.prompt_tokens`), when it reported one.
+ */
+export type ChatStreamEnd = { finishReason: string; text: string; promptTokens?: number | undefined }
 
 /**
  * - `timeout`: the deadline passed (no answer, or no chunk for the rest of it);
@@ -249,7 +252,9 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
     let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>
     try {
       stream = await clientFor(request.model).chat.completions.create(
-        { ...body(request), stream: true },
+        // The usage comes in a last chunk (OpenAI, llama.cpp, vLLM, OpenRouter; Ollama ignores the
+        // option): the server's own prompt count corrects ours (model-server-info.ts, ADR 030).
+        { ...body(request), stream: true, stream_options: { include_usage: true } },
         { signal: call.signal, timeout: call.remaining(), maxRetries: 0 },
       )
     } catch (error) {
@@ -257,9 +262,12 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
     }
     let events = 0
     let finishReason: string | null = null
+    let promptTokens: number | undefined
     try {
       for await (const chunk of stream) {
         events++
+        const reported = chunk.usage?.prompt_tokens
+        if (typeof reported === 'number' && reported > 0) promptTokens = reported
         const choice = chunk.choices?.[0]
         // Not in the openai types: llama.cpp, vLLM and DeepSeek send it (OpenRouter: `reasoning`).
         const extra = choice?.delta as { reasoning_content?: unknown; reasoning?: unknown } | undefined
@@ -296,7 +304,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
       if (events === 0) throw new LlmError('invalid', 'The model provider answered without a stream event', { partial })
       throw new LlmError('cut', 'The reply stream ended before the reply was complete', { partial })
     }
-    return { finishReason, text: partial }
+    return { finishReason, text: partial, promptTokens }
   } finally {
     call.end()
   }
