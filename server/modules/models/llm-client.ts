@@ -218,6 +218,17 @@ function toLlmError(error: unknown, call: Call, partial: string, midStream: bool
   return new LlmError('provider', `The model call failed: ${String(error)}`, { partial, cause })
 }
 
+/** The connection closed before any answer came: undici's "other side closed" or a reset socket. */
+function closedBeforeAnswer(error: unknown): boolean {
+  if (!(error instanceof APIConnectionError) || error instanceof APIConnectionTimeoutError) return false
+  for (let cause: unknown = error.cause, depth = 0; cause && depth < 5; depth++) {
+    const { code, message } = cause as { code?: unknown; message?: unknown }
+    if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || /other side closed/.test(String(message))) return true
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return false
+}
+
 function body(request: ChatRequest) {
   return {
     model: request.model.model,
@@ -249,16 +260,21 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
   let partial = ''
   const thinking = createThinkSplitter()
   try {
-    let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>
-    try {
-      stream = await clientFor(request.model).chat.completions.create(
-        // The usage comes in a last chunk (OpenAI, llama.cpp, vLLM, OpenRouter; Ollama ignores the
-        // option): the server's own prompt count corrects ours (model-server-info.ts, ADR 030).
-        { ...body(request), stream: true, stream_options: { include_usage: true } },
-        { signal: call.signal, timeout: call.remaining(), maxRetries: 0 },
-      )
-    } catch (error) {
-      throw toLlmError(error, call, partial, false)
+    let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> | undefined
+    for (let attempt = 0; !stream; attempt++) {
+      try {
+        stream = await clientFor(request.model).chat.completions.create(
+          // The usage comes in a last chunk (OpenAI, llama.cpp, vLLM, OpenRouter; Ollama ignores the
+          // option): the server's own prompt count corrects ours (model-server-info.ts, ADR 030).
+          { ...body(request), stream: true, stream_options: { include_usage: true } },
+          { signal: call.signal, timeout: call.remaining(), maxRetries: 0 },
+        )
+      } catch (error) {
+        // A pooled keep-alive connection the server had just closed (llama.cpp does after a while):
+        // the request never reached it, so it is sent once more on a new connection.
+        if (attempt === 0 && call.reason() === undefined && closedBeforeAnswer(error)) continue
+        throw toLlmError(error, call, partial, false)
+      }
     }
     let events = 0
     let finishReason: string | null = null
