@@ -62,6 +62,7 @@ export type ErrorDetailsByCode = {
   MODEL_RATE_LIMITED: ReplyFailure
   MODEL_OVERLOADED: ReplyFailure
   MODEL_TEMPLATE_REFUSED: ReplyFailure
+  MODEL_REPLY_ONLY_REASONING: ReplyFailure
   SERVICE_UNAVAILABLE: ReplyFailure | undefined
   INVALID_CARD: CardProblem
   /** A chat setting outside the bounds of the chat's model (ADR 033). */

@@ -65,7 +65,7 @@ export type ChatStreamEventName = (typeof CHAT_STREAM_EVENTS)[number]
 export const MODEL_FAILURE_KINDS = ['timeout', 'provider', 'cut', 'invalid', 'aborted'] as const
 export type ModelFailureKind = (typeof MODEL_FAILURE_KINDS)[number]
 
-/** What a provider's refusal means (server/modules/models/model-failures.ts sorts them). */
+/** What a provider's refusal means (server/modules/models/model-failures.ts sorts them), or `reasoning_only`. */
 export const MODEL_FAILURE_REASONS = [
   'context_too_long',
   'model_not_found',
@@ -74,6 +74,8 @@ export const MODEL_FAILURE_REASONS = [
   'rate_limited',
   'overloaded',
   'template_refused',
+  // Not a refusal: the model's whole reply was reasoning (a think block it never closed).
+  'reasoning_only',
   'other',
 ] as const
 export type ModelFailureReason = (typeof MODEL_FAILURE_REASONS)[number]
@@ -91,6 +93,7 @@ export const MODEL_FAILURE_CODES = {
   rate_limited: 'MODEL_RATE_LIMITED',
   overloaded: 'MODEL_OVERLOADED',
   template_refused: 'MODEL_TEMPLATE_REFUSED',
+  reasoning_only: 'MODEL_REPLY_ONLY_REASONING',
   other: 'MODEL_ERROR',
 } as const
 export type ModelFailureCode = (typeof MODEL_FAILURE_CODES)[keyof typeof MODEL_FAILURE_CODES]

@@ -167,6 +167,8 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     firstTokenDelayMs: options.firstTokenDelayMs ?? 0,
     reasoning: options.reasoning ?? '',
     finishReason: options.finishReason ?? ('stop' as 'stop' | 'length'),
+    /** Reported as `usage.prompt_tokens` when set (a tokenizer that counts otherwise than ours). */
+    promptTokens: undefined as number | undefined,
   }
 
   const sendJson = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -316,7 +318,7 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     if (body.stream_options && (body.stream_options as { include_usage?: boolean }).include_usage) {
       res.write(event({}, state.finishReason))
       res.write(
-        `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [], usage: usage(body, text) })}\n\n`,
+        `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [], usage: usage(body, text, state.promptTokens) })}\n\n`,
       )
     } else {
       res.write(event({}, state.finishReason))
@@ -420,6 +422,13 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     get finishReason() {
       return state.finishReason
     },
+    /** What streamed replies report as `usage.prompt_tokens` (asked with `stream_options.include_usage`); undefined: a rough count. */
+    get promptTokens() {
+      return state.promptTokens
+    },
+    set promptTokens(value: number | undefined) {
+      state.promptTokens = value
+    },
     set finishReason(value: 'stop' | 'length') {
       state.finishReason = value
     },
@@ -511,12 +520,10 @@ function validate(body: unknown): { message: string; param: string | null } | un
 }
 
 /** Rough usage figures (words, not tokens): enough for code that reads the field to find it. */
-function usage(body: ChatRequestBody, text: string) {
+function usage(body: ChatRequestBody, text: string, promptTokens?: number) {
   const words = (s: string) => s.split(/\s+/).filter(Boolean).length
-  const prompt_tokens = body.messages.reduce(
-    (n, m) => n + 4 + (typeof m.content === 'string' ? words(m.content) : 0),
-    3,
-  )
+  const prompt_tokens =
+    promptTokens ?? body.messages.reduce((n, m) => n + 4 + (typeof m.content === 'string' ? words(m.content) : 0), 3)
   const completion_tokens = words(text)
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens }
 }

@@ -30,6 +30,11 @@ beforeAll(async () => {
       contextTokens: 128_000,
       baseUrl: api.baseUrl,
     },
+    // Its own time limits (ADR 035) over the LLM_* ones below.
+    { id: 'patient-8b', premium: false, contextTokens: 128_000, firstTokenTimeoutMs: 3_000, baseUrl: api.baseUrl },
+    { id: 'hasty-8b', premium: false, contextTokens: 128_000, idleTimeoutMs: 100, baseUrl: api.baseUrl },
+    // A small context, so that a corrected count shows in the window (the plan's memory is larger).
+    { id: 'small-8b', model: 'small', premium: false, contextTokens: 2048, baseUrl: api.baseUrl },
   ])
   t = await buildTestApp({
     env: {
@@ -50,6 +55,7 @@ afterEach(() => {
   api.finishReason = 'stop'
   api.tokenDelayMs = 0
   api.firstTokenDelayMs = 0
+  api.promptTokens = undefined
   logs.length = 0
 })
 afterAll(async () => {
@@ -103,6 +109,36 @@ describe('reasoning', () => {
     expect(JSON.stringify(stored)).not.toContain('tired')
   })
 
+  it('fails a reply that is only reasoning with its own retryable code, keeping the message only', async () => {
+    const { user, sessionId } = await newChat()
+    api.reasoning = 'Hmm, what would Mara say to that'
+    api.reply = ''
+    api.finishReason = 'length'
+    const events = await streamed(user, { sessionId, message: 'Evening.' })
+    expect(events.filter((e) => e.event === 'reasoning').length).toBeGreaterThan(0)
+    expect(events.some((e) => e.event === 'delta')).toBe(false)
+    expect(events.at(-1)).toMatchObject({
+      event: 'error',
+      data: { code: 'MODEL_REPLY_ONLY_REASONING', reason: 'reasoning_only', retryable: true, partialKept: false },
+    })
+    const stored = await messagesOf(user, sessionId)
+    // Newest first: the message, then only the greeting.
+    expect(stored.map((m) => m.author)).toEqual(['user', 'assistant'])
+    expect(stored[0]?.content).toBe('Evening.')
+    expect(JSON.stringify(stored)).not.toContain('what would Mara')
+    expect(
+      logs.some((l) => l.level === 40 && l.reason === 'reasoning_only' && String(l.hint).includes('maxReplyTokens')),
+    ).toBe(true)
+    // The same through the JSON route: its code and message.
+    const res = await post(user, '/api/chat/regenerate', { sessionId, chatModelId: 'tavern-8b' })
+    expect(res.statusCode).toBe(502)
+    expect(res.json()).toMatchObject({ error: 'MODEL_REPLY_ONLY_REASONING', details: { retryable: true } })
+    // Once the model writes a reply, the retry answers the same message.
+    api.reply = REPLY
+    const retried = await post(user, '/api/chat/regenerate', { sessionId, chatModelId: 'tavern-8b' })
+    expect(retried.json().data.reply).toMatchObject({ content: REPLY })
+  })
+
   it('keeps <think> blocks of the content out of the stored reply', async () => {
     const { user, sessionId } = await newChat()
     api.reply = '<think>Greet back.</think>Evening to you.'
@@ -128,6 +164,44 @@ describe('time limits', () => {
     const res = await post(user, '/api/chat', { sessionId, message: 'Tell me.', chatModelId: 'tavern-8b' })
     expect(res.statusCode).toBe(200)
     expect(res.json().data.reply).toMatchObject({ content: REPLY, status: 'complete' })
+  })
+})
+
+describe("a model's own time limits (MODELS_FILE)", () => {
+  it('wait longer for the first token, or less between tokens, than the LLM_* limits', async () => {
+    const { user, sessionId } = await newChat()
+    api.firstTokenDelayMs = 1_000
+    const late = await post(user, '/api/chat', { sessionId, message: 'Anyone?', chatModelId: 'tavern-8b' })
+    expect(late.json()).toMatchObject({ error: 'MODEL_ERROR', details: { kind: 'timeout' } })
+    const patient = await post(user, '/api/chat/regenerate', { sessionId, chatModelId: 'patient-8b' })
+    expect(patient.statusCode).toBe(200)
+    expect(patient.json().data.reply).toMatchObject({ content: REPLY, status: 'complete' })
+    api.firstTokenDelayMs = 0
+    api.tokenDelayMs = 250
+    const steady = await post(user, '/api/chat', { sessionId, message: 'Slowly.', chatModelId: 'tavern-8b' })
+    expect(steady.statusCode).toBe(200)
+    const hasty = await post(user, '/api/chat', { sessionId, message: 'Again.', chatModelId: 'hasty-8b' })
+    expect(hasty.statusCode).toBe(504)
+    expect(hasty.json().details).toMatchObject({ kind: 'timeout', retryable: true })
+  })
+})
+
+describe("the server's prompt count", () => {
+  it('is asked for and corrects ours: the window shrinks when the server counts more', async () => {
+    const { user, sessionId } = await newChat()
+    const send = (message: string) => post(user, '/api/chat', { sessionId, message, chatModelId: 'small-8b' })
+    const first = (await send('Hello there, keeper.')).json().data.context.windowTokens as number
+    expect(api.requests.at(-1)?.stream_options).toEqual({ include_usage: true })
+    // The server counts the prompt three times what we estimated (a vocabulary unlike ours).
+    api.promptTokens = 3_000
+    await send('Is the lamp lit?')
+    const after = (await send('And the door?')).json().data.context.windowTokens as number
+    expect(after).toBeLessThan(first)
+    // Back to a count like ours: the correction moves back up, smoothed.
+    api.promptTokens = 1
+    await send('Good.')
+    const later = (await send('Good night.')).json().data.context.windowTokens as number
+    expect(later).toBeGreaterThan(after)
   })
 })
 

@@ -124,10 +124,11 @@ const REASON_MESSAGES: Record<Exclude<ModelFailureReason, 'other'>, string> = {
   rate_limited: 'The model server is receiving too many requests.',
   overloaded: 'The model server is overloaded.',
   template_refused: "The model's chat template refused this conversation.",
+  reasoning_only: 'The model only thought and wrote no reply.',
 }
 
 export function failureMessage(error: LlmError): string {
-  if (error.kind === 'provider' && error.reason !== 'other') return REASON_MESSAGES[error.reason]
+  if (error.reason !== 'other') return REASON_MESSAGES[error.reason]
   switch (error.kind) {
     case 'timeout':
       return 'The model did not answer in time.'

@@ -8,7 +8,7 @@ import type { Reservation } from '#server/modules/entitlements/entitlements.serv
 import { samplingParams } from '#server/modules/models/generation-settings.ts'
 import { LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
 import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
-import { modelContext, recordContextExceeded } from '#server/modules/models/model-server-info.ts'
+import { modelContext, recordContextExceeded, recordPromptUsage } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import { effectiveSettings } from '#server/modules/models/user-settings.ts'
@@ -80,6 +80,20 @@ export function reasoningFields(model: ModelConfig): Record<string, unknown> | u
 }
 
 /**
+ * The time limits of a call to `model`: its own from MODELS_FILE (`timeoutMs`, `firstTokenTimeoutMs`,
+ * `idleTimeoutMs`), else the LLM_* ones. A model's `timeoutMs` is at most LLM_TIMEOUT_MS (models.ts):
+ * the stale-holds job counts on it (ADR 024).
+ */
+export function timeLimitsOf(model: ModelConfig, timeoutMs: number, streamLimits: StreamLimits | undefined) {
+  const own = model.timeLimits
+  return {
+    timeoutMs: own?.timeoutMs ?? timeoutMs,
+    firstTokenTimeoutMs: own?.firstTokenTimeoutMs ?? streamLimits?.firstTokenTimeoutMs,
+    idleTimeoutMs: own?.idleTimeoutMs ?? streamLimits?.idleTimeoutMs,
+  }
+}
+
+/**
  * The end of every turn: build the prompt, ask the model, stream its text, store the reply (or what
  * came of it, as `interrupted`) and settle its price in the same transaction (ADR 009, ADR 024).
  */
@@ -141,7 +155,8 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
    */
   async function generate(turn: Turn, loaded?: LoadedHistory): Promise<TurnOutcome> {
     const { session, model, plan, hooks, slot } = turn
-    const fit = await modelContext(model, turn.userMessage?.content ?? session.lastMessagePreview ?? '')
+    const sample = turn.userMessage?.content ?? session.lastMessagePreview ?? ''
+    const fit = await modelContext(model, sample)
     // The chat's temperature and reply length, clamped to this model's bounds now (ADR 033).
     const settings = effectiveSettings(model, session)
     const window = contextWindow(plan.memoryK, fit.contextTokens, settings.replyTokens)
@@ -162,13 +177,17 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
       promptStyle: model.promptStyle,
     }
     const prompt = buildPrompt({ ...promptInput, history })
-    const ask = (messages: typeof prompt.messages) =>
-      streamChat({
+    /** Whether the model reasoned: a reply that is only reasoning fails with its own code. */
+    let reasoned = false
+    /** Our count of the prompt last sent: the server's count of it corrects ours (ADR 030). */
+    let sentTokens = 0
+    const ask = (built: typeof prompt) => {
+      sentTokens = built.usedTokens + (continuing?.tokens ?? 0)
+      return streamChat({
         model,
-        messages: continuing ? continuationMessages(messages, continuing.content, model) : messages,
+        messages: continuing ? continuationMessages(built.messages, continuing.content, model) : built.messages,
         signal: slot.signal,
-        timeoutMs,
-        ...streamLimits,
+        ...timeLimitsOf(model, timeoutMs, streamLimits),
         maxTokens: window.replyReserveTokens,
         // The operator's generation settings and stop strings for this chat's names (MODELS_FILE).
         extraBody: {
@@ -177,11 +196,15 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
           ...reasoningFields(model),
         },
         // Shown while it streams, stored nowhere (ADR 031).
-        onReasoning: (text) => hooks.onReasoning?.(text),
+        onReasoning: (text) => {
+          reasoned ||= text.trim() !== ''
+          hooks.onReasoning?.(text)
+        },
       })
+    }
     // The model is asked first and the start event written while the request travels: the time to
     // the first token does not wait for it.
-    let stream = ask(prompt.messages)
+    let stream = ask(prompt)
     const first = stream.next()
     // Awaited below; this only keeps a failure that comes before then from counting as unhandled.
     first.catch(() => {})
@@ -218,6 +241,9 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
             hooks.onDelta(rest)
           }
           finishReason = step.value.finishReason
+          // No count of the whole prompt here: ours, converted as the window was (modelContext).
+          const { promptTokens } = step.value
+          if (promptTokens) recordPromptUsage(model, sample, sentTokens * fit.serverTokensPerOurs, promptTokens)
         } finally {
           // As `for await` does when its body throws: the call is ended (and its connection released).
           if (!step.done) await stream.return({ finishReason: 'aborted', text })
@@ -232,16 +258,24 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
       log({ sessionId: session.id, modelId: model.id, err: failure }, 'prompt refused as too long: trimmed, retrying')
       failure = undefined
       // The server's context is smaller than learned: asked again now, for the turns after this one.
-      void recordContextExceeded(model, turn.userMessage?.content ?? '', 0).catch(() => {})
+      void recordContextExceeded(model, sample, 0).catch(() => {})
       const smaller = buildPrompt({
         ...promptInput,
         history,
         budgetTokens: Math.floor(promptInput.budgetTokens * CONTEXT_RETRY_SHARE),
       })
-      stream = ask(smaller.messages)
+      stream = ask(smaller)
       next = stream.next()
     }
-    if (!failure && !text.trim()) failure = new LlmError('invalid', 'The model sent an empty reply')
+    if (!failure && !text.trim()) {
+      // A thinking model whose think block never closed (DeepSeek-R1 templates always open one):
+      // its reasoning was shown, never stored (ADR 031); the user's message stays for a retry.
+      failure = reasoned
+        ? new LlmError('invalid', `The model only reasoned (finish reason ${finishReason || 'none'})`, {
+            reason: 'reasoning_only',
+          })
+        : new LlmError('invalid', 'The model sent an empty reply')
+    }
 
     const toStore = {
       sessionId: session.id,
@@ -355,7 +389,7 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
     const status = shutdown ? 503 : failure.kind === 'timeout' ? 504 : 502
     const info = { sessionId: session.id, modelId: model.id, kind: failure.kind, reason: failure.reason, err: failure }
     // What the operator can fix (a refusal of the provider's) at warn, with the provider's own words.
-    if (failure.kind === 'provider' && !shutdown) {
+    if ((failure.kind === 'provider' || failure.reason === 'reasoning_only') && !shutdown) {
       warn({ ...info, status: failure.status, hint: OPERATOR_HINTS[failure.reason] }, 'chat reply failed')
     } else log(info, 'chat reply failed')
     return {

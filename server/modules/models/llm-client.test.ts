@@ -58,12 +58,22 @@ describe('LLM client against an OpenAI-compatible server', () => {
   })
   afterAll(() => api.close())
 
+  it("asks for usage and returns the server's prompt count with the end of the stream", async () => {
+    api.promptTokens = 1234
+    try {
+      expect((await drain(streamChat({ model, messages }))).end?.promptTokens).toBe(1234)
+    } finally {
+      api.promptTokens = undefined
+    }
+    expect(api.requests[0]?.stream_options).toEqual({ include_usage: true })
+  })
+
   it('streams the reply as several deltas and reports how it ended', async () => {
     const { deltas, end, error } = await drain(streamChat({ model, messages }))
     expect(error).toBeUndefined()
     expect(deltas.length).toBeGreaterThan(5)
     expect(deltas.join('')).toBe(REPLY)
-    expect(end).toEqual({ finishReason: 'stop', text: REPLY })
+    expect(end).toEqual({ finishReason: 'stop', text: REPLY, promptTokens: expect.any(Number) })
     // The provider's model name and the messages went out as the protocol says, with the key.
     expect(api.requests).toHaveLength(1)
     expect(api.requests[0]).toMatchObject({ model: 'provider/llama-3.1-8b', stream: true, messages })

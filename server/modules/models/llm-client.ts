@@ -47,8 +47,11 @@ export type ChatRequest = {
   temperature?: number | undefined
 }
 
-/** How a streamed reply ended: `stop` (complete), `length` (maxTokens reached), `content_filter`, ... */
-export type ChatStreamEnd = { finishReason: string; text: string }
+/**
+ * How a streamed reply ended: `stop` (complete), `length` (maxTokens reached), `content_filter`, ...
+ * `promptTokens`: the server's count of the prompt (`usage.prompt_tokens`), when it reported one.
+ */
+export type ChatStreamEnd = { finishReason: string; text: string; promptTokens?: number | undefined }
 
 /**
  * - `timeout`: the deadline passed (no answer, or no chunk for the rest of it);
@@ -215,6 +218,17 @@ function toLlmError(error: unknown, call: Call, partial: string, midStream: bool
   return new LlmError('provider', `The model call failed: ${String(error)}`, { partial, cause })
 }
 
+/** The connection closed before any answer came: undici's "other side closed" or a reset socket. */
+function closedBeforeAnswer(error: unknown): boolean {
+  if (!(error instanceof APIConnectionError) || error instanceof APIConnectionTimeoutError) return false
+  for (let cause: unknown = error.cause, depth = 0; cause && depth < 5; depth++) {
+    const { code, message } = cause as { code?: unknown; message?: unknown }
+    if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || /other side closed/.test(String(message))) return true
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return false
+}
+
 function body(request: ChatRequest) {
   return {
     model: request.model.model,
@@ -246,20 +260,30 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
   let partial = ''
   const thinking = createThinkSplitter()
   try {
-    let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>
-    try {
-      stream = await clientFor(request.model).chat.completions.create(
-        { ...body(request), stream: true },
-        { signal: call.signal, timeout: call.remaining(), maxRetries: 0 },
-      )
-    } catch (error) {
-      throw toLlmError(error, call, partial, false)
+    let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> | undefined
+    for (let attempt = 0; !stream; attempt++) {
+      try {
+        stream = await clientFor(request.model).chat.completions.create(
+          // The usage comes in a last chunk (OpenAI, llama.cpp, vLLM, OpenRouter; Ollama ignores the
+          // option): the server's own prompt count corrects ours (model-server-info.ts, ADR 030).
+          { ...body(request), stream: true, stream_options: { include_usage: true } },
+          { signal: call.signal, timeout: call.remaining(), maxRetries: 0 },
+        )
+      } catch (error) {
+        // A pooled keep-alive connection the server had just closed (llama.cpp does after a while):
+        // the request never reached it, so it is sent once more on a new connection.
+        if (attempt === 0 && call.reason() === undefined && closedBeforeAnswer(error)) continue
+        throw toLlmError(error, call, partial, false)
+      }
     }
     let events = 0
     let finishReason: string | null = null
+    let promptTokens: number | undefined
     try {
       for await (const chunk of stream) {
         events++
+        const reported = chunk.usage?.prompt_tokens
+        if (typeof reported === 'number' && reported > 0) promptTokens = reported
         const choice = chunk.choices?.[0]
         // Not in the openai types: llama.cpp, vLLM and DeepSeek send it (OpenRouter: `reasoning`).
         const extra = choice?.delta as { reasoning_content?: unknown; reasoning?: unknown } | undefined
@@ -296,7 +320,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
       if (events === 0) throw new LlmError('invalid', 'The model provider answered without a stream event', { partial })
       throw new LlmError('cut', 'The reply stream ended before the reply was complete', { partial })
     }
-    return { finishReason, text: partial }
+    return { finishReason, text: partial, promptTokens }
   } finally {
     call.end()
   }

@@ -19,6 +19,8 @@ export const RETRYABLE: Record<ModelFailureReason, boolean> = {
   rate_limited: true,
   overloaded: true,
   template_refused: false,
+  // A thinking model may close its think block next time; a longer reply length helps too.
+  reasoning_only: true,
   other: true,
 }
 
@@ -35,6 +37,8 @@ export const OPERATOR_HINTS: Record<ModelFailureReason, string> = {
   overloaded: 'the model server is overloaded or loading: add slots or capacity (llama.cpp --parallel), or wait',
   template_refused:
     "the model's chat template refused the messages: check the template (llama.cpp --chat-template-file) and the prompt style",
+  reasoning_only:
+    'the reply was only reasoning (a <think> block not closed within the reply length): raise maxReplyTokens, or turn thinking off (reasoningOff in MODELS_FILE, llama.cpp --reasoning off or --reasoning-budget 0 where the template has a switch; DeepSeek-R1 templates have none)',
   other: 'the model server failed: see its own log',
 }
 

@@ -5,7 +5,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRole } from '#tests/factories/catalogue.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
-import { forgetModelInfo, modelContext, SAFETY_MARGIN } from './model-server-info.ts'
+import { streamChat } from './llm-client.ts'
+import { forgetModelInfo, modelContext, recordPromptUsage, SAFETY_MARGIN } from './model-server-info.ts'
 import { DEFAULT_CONTEXT_TOKENS, type ModelConfig } from './models.ts'
 import { countTokens } from './tokens.ts'
 
@@ -139,4 +140,38 @@ describe.skipIf(!present)(`a real llama-server started with -c ${CTX}`, () => {
     // The chat did outgrow the window: older messages were left out, not sent.
     expect(trimmed).toBe(true)
   }, 120_000)
+
+  it("corrects our count toward the server's usage.prompt_tokens, also after a chat turn", async () => {
+    // Many short turns: the chat template's own tokens, which no /tokenize of the text sees, weigh.
+    const messages = Array.from({ length: 8 }, (_, i) => ({
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: i % 2 === 0 ? 'Is the lamp lit?' : 'It is.',
+    }))
+    const text = messages.map((m) => m.content).join('\n')
+    const stream = streamChat({ model: model(), messages, maxTokens: 4 })
+    let step = await stream.next()
+    while (!step.done) step = await stream.next()
+    const served = step.value.promptTokens
+    expect(served).toBeGreaterThan(0)
+    const before = (await modelContext(model(), text)).count(text)
+    expect(Math.abs(before - (served ?? 0))).toBeGreaterThan(2)
+    recordPromptUsage(model(), text, before, served ?? 0)
+    const after = (await modelContext(model(), text)).count(text)
+    expect(Math.abs(after - (served ?? 0)), `before ${before}, after ${after}, server ${served}`).toBeLessThan(
+      Math.abs(before - (served ?? 0)),
+    )
+    // The chat feeds the server's count in after each turn: the conversion of our counts moves.
+    const sample = 'Tell me about the lamp and the keeper who lit it every night.'
+    const ratio = (await modelContext(model(), sample)).serverTokensPerOurs
+    const user = await t.login()
+    const roleId = await createRole(t.database.db, { name: 'Mara', firstMessage: 'Come in.' })
+    const created = await t.injectWithLogin({ method: 'POST', url: '/api/createSession', payload: { roleId } }, user)
+    const sessionId = created.json().data.id as string
+    const res = await t.injectWithLogin(
+      { method: 'POST', url: '/api/chat', payload: { sessionId, message: sample } },
+      user,
+    )
+    expect(res.statusCode).toBe(200)
+    expect((await modelContext(model(), sample)).serverTokensPerOurs).not.toBe(ratio)
+  }, 60_000)
 })

@@ -305,6 +305,8 @@ export type ModelContext = {
   contextTokens: number
   /** The longest reply to ask for, when the operator capped it. */
   maxReplyTokens: number | undefined
+  /** How many server tokens one of ours is for text like `sample`: what the window was sized with. */
+  serverTokensPerOurs: number
   /** Our count of a text converted to the server's tokens (an estimate, corrected as replies come). */
   count: (text: string) => number
 }
@@ -328,6 +330,7 @@ export async function modelContext(model: ModelConfig, sample = ''): Promise<Mod
     serverContextTokens,
     contextTokens: Math.max(1, Math.floor((serverContextTokens * (1 - SAFETY_MARGIN)) / Math.max(ratio, 0.5))),
     maxReplyTokens: model.maxReplyTokens,
+    serverTokensPerOurs: ratio,
     count: (text) => estimate(entry, text),
   }
 }

@@ -328,6 +328,40 @@ describe('model registry', () => {
     expect(message).toMatch(/\[8\]\.userReplyTokens/)
   })
 
+  it("takes a model's own time limits, within LLM_TIMEOUT_MS, and refuses bad ones naming them", () => {
+    const registry = loadModelRegistry({
+      ...llm,
+      timeoutMs: 300_000,
+      modelsFile: modelsFile([
+        { ...free, firstTokenTimeoutMs: 240_000, idleTimeoutMs: 90_000, timeoutMs: 300_000 },
+        { ...free, id: 'plain' },
+      ]),
+    })
+    expect(registry.defaultModel.timeLimits).toEqual({
+      timeoutMs: 300_000,
+      firstTokenTimeoutMs: 240_000,
+      idleTimeoutMs: 90_000,
+    })
+    expect(registry.find('plain')?.timeLimits).toEqual({})
+    const message = problemsOf([
+      { ...free, firstTokenTimeoutMs: 50 },
+      { ...free, id: 'b', idleTimeoutMs: 1.5 },
+      { ...free, id: 'c', timeoutMs: '60000' },
+      { ...free, id: 'd', timeoutMs: 10_000, idleTimeoutMs: 20_000 },
+      { ...free, id: 'e', firstTokenTimeoutMs: 7_200_000 },
+    ])
+    expect(message).toMatch(/\[0\]\.firstTokenTimeoutMs/)
+    expect(message).toMatch(/\[1\]\.idleTimeoutMs/)
+    expect(message).toMatch(/\[2\]\.timeoutMs/)
+    expect(message).toMatch(/\[3\]\.idleTimeoutMs: must be at most timeoutMs/)
+    expect(message).toMatch(/\[4\]\.firstTokenTimeoutMs/)
+    // Longer than LLM_TIMEOUT_MS: a premium reply's hold would be released while it is written (ADR 024).
+    const file = modelsFile([{ ...free, timeoutMs: 600_000 }])
+    expect(() => loadModelRegistry({ ...llm, timeoutMs: 300_000, modelsFile: file })).toThrow(
+      /llama3\.2: timeoutMs must be at most LLM_TIMEOUT_MS \(300000\)/,
+    )
+  })
+
   it('never shows a server path as a model name', () => {
     const fromPath = loadModelRegistry({ ...llm, model: '/models/Mistral-Nemo-Q4_K_M.gguf' })
     expect(fromPath.defaultModel.name).toBe('Mistral-Nemo Q4_K_M')

@@ -46,6 +46,8 @@ export type ModelConfig = Readonly<{
   /** What a user may set per chat (user-settings.ts, ADR 033): bounds, `false` forbidden, absent the defaults. */
   userTemperature?: Bounds | false | undefined
   userReplyTokens?: Bounds | false | undefined
+  /** This model's own time limits, over LLM_TIMEOUT_MS, LLM_FIRST_TOKEN_TIMEOUT_MS, LLM_IDLE_TIMEOUT_MS (ADR 035). */
+  timeLimits?: Readonly<{ timeoutMs?: number; firstTokenTimeoutMs?: number; idleTimeoutMs?: number }> | undefined
 }>
 
 /** What `GET /api/models` may show: no endpoint, no key, no provider model name. */
@@ -66,7 +68,11 @@ export type ModelRegistry = Readonly<{
   find(id: string): ModelConfig | undefined
 }>
 
-type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'> & { requireTls?: boolean }
+type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'> & {
+  requireTls?: boolean
+  /** LLM_TIMEOUT_MS: no model's own `timeoutMs` may exceed it (ADR 035). */
+  timeoutMs?: number
+}
 
 /**
  * The context assumed when neither MODELS_FILE nor the server tells it (model-server-info.ts asks
@@ -80,6 +86,9 @@ const modelId = z
   .string()
   .trim()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}$/, 'must be 1-100 letters, digits or . _ : / @ -')
+
+/** A time limit of one model (ADR 035), as the LLM_*_TIMEOUT_MS variables take them. */
+const milliseconds = z.number().int().min(100).max(3_600_000).optional()
 
 const modelEntry = z
   .strictObject(
@@ -99,6 +108,9 @@ const modelEntry = z
       reasoningOff: z.enum(['chat_template_kwargs', 'reasoning_effort']).optional(),
       continueStyle: z.enum(['prefill', 'user-turn']).optional(),
       promptStyle: z.enum(['strict', 'system-anywhere']).optional(),
+      timeoutMs: milliseconds,
+      firstTokenTimeoutMs: milliseconds,
+      idleTimeoutMs: milliseconds,
       ...samplingSchema,
       ...userSettingsSchema,
     },
@@ -126,6 +138,15 @@ const modelEntry = z
       ctx.addIssue({ code: 'custom', path: ['maxReplyTokens'], message: 'must be at most half of contextTokens' })
     }
     for (const [key, message] of userBoundsProblems(entry)) ctx.addIssue({ code: 'custom', path: [key], message })
+    for (const limit of ['firstTokenTimeoutMs', 'idleTimeoutMs'] as const) {
+      if ((entry[limit] ?? 0) > (entry.timeoutMs ?? Number.POSITIVE_INFINITY)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [limit],
+          message: 'must be at most timeoutMs, the cap of the whole reply',
+        })
+      }
+    }
     if (entry.premium && entry.diamondsPerMessage === 0) {
       ctx.addIssue({
         code: 'custom',
@@ -163,7 +184,10 @@ export class ModelsFileError extends ConfigError {
 const sameEndpoint = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '')
 
 /** Reads and checks MODELS_FILE. Throws `ModelsFileError` naming the file and every problem. */
-export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'apiKey' | 'requireTls'>): ModelConfig[] {
+export function readModelsFile(
+  file: string,
+  llm: Pick<LlmConfig, 'baseUrl' | 'apiKey' | 'requireTls' | 'timeoutMs'>,
+): ModelConfig[] {
   const resolved = path.resolve(file)
   let text: string
   try {
@@ -200,6 +224,14 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
       )
     }
   }
+  const cap = llm.timeoutMs
+  const over = cap === undefined ? [] : parsed.data.filter((entry) => (entry.timeoutMs ?? 0) > cap)
+  if (over.length > 0) {
+    throw new ModelsFileError(
+      resolved,
+      over.map((e) => `${e.id}: timeoutMs must be at most LLM_TIMEOUT_MS (${cap}): unpaid holds are released after it`),
+    )
+  }
   return parsed.data.map((entry) => {
     const baseUrl = entry.baseUrl ?? llm.baseUrl
     const model = entry.model ?? entry.id
@@ -227,6 +259,11 @@ export function readModelsFile(file: string, llm: Pick<LlmConfig, 'baseUrl' | 'a
       promptStyle: entry.promptStyle,
       userTemperature: entry.userTemperature,
       userReplyTokens: entry.userReplyTokens,
+      timeLimits: Object.freeze({
+        timeoutMs: entry.timeoutMs,
+        firstTokenTimeoutMs: entry.firstTokenTimeoutMs,
+        idleTimeoutMs: entry.idleTimeoutMs,
+      }),
       sampling: Object.freeze({
         temperature: entry.temperature,
         top_p: entry.top_p,
