@@ -98,7 +98,7 @@ type IdleLimit = ReturnType<typeof idleLimit>
  * A watchdog that aborts its signal (reason: ApiError TIMEOUT) when `touch` was not called for
  * `ms`; every `touch` starts the wait over, `stop` ends it.
  */
-export function idleLimit(ms: number) {
+function idleLimit(ms: number) {
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout> | undefined
   const touch = () => {
@@ -114,7 +114,7 @@ export function idleLimit(ms: number) {
 }
 
 /** The body as it arrives, each piece starting the idle wait over; reading fails with TIMEOUT when the limit hit. */
-export function watchedBody(body: ReadableStream<Uint8Array>, idle: IdleLimit): ReadableStream<Uint8Array> {
+function watchedBody(body: ReadableStream<Uint8Array>, idle: IdleLimit): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

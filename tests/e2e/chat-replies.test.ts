@@ -145,6 +145,7 @@ describe.skipIf(!chromiumPath)('chat replies in a browser (issue 18)', () => {
         const reply = page.getByTestId('message-assistant').last()
         await reply.getByTestId('reply-cut').getByText(chat.cut).waitFor()
         const repliesBefore = await page.getByTestId('message-assistant').count()
+        expect(await seriousA11yViolations(page)).toEqual([])
         await page.screenshot({ path: path.join(screenshotDir, `chat-cut-${locale}.png`) })
 
         model.finishReason = 'stop'
@@ -207,6 +208,7 @@ describe.skipIf(!chromiumPath)('chat replies in a browser (issue 18)', () => {
         await page.reload()
         await page.waitForFunction(HYDRATED)
         await stranded.getByRole('button', { name: chat.retry }).waitFor()
+        expect(await seriousA11yViolations(page)).toEqual([])
         await page.screenshot({ path: path.join(screenshotDir, `chat-stranded-${locale}.png`) })
         await stranded.getByRole('button', { name: chat.retry }).click()
         await page
