@@ -60,7 +60,14 @@ export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /** Time limits of the HTTP client (spec section 9). */
 export const REQUEST_TIMEOUT_MS = 10_000
-export const CHAT_TIMEOUT_MS = 60_000
+/**
+ * A chat reply stream has no deadline: a long reply from a slow server may take minutes. The server
+ * writes a comment line (`: keep-alive`) at least this often while a stream is open
+ * (CHAT_STREAM_KEEPALIVE_MS may only shorten it)...
+ */
+export const CHAT_STREAM_KEEPALIVE_MS = 15_000
+/** ...and the browser gives up on a stream only when no byte at all arrived for this long (ADR 032). */
+export const CHAT_STREAM_IDLE_LIMIT_MS = 3 * CHAT_STREAM_KEEPALIVE_MS
 
 /**
  * Calls that never send the user to the login page on a 401 (spec section 6).

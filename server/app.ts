@@ -224,7 +224,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await api.register(imagesRoutes(services.images))
       await api.register(paymentsRoutes(services.payments, options.kv))
       await api.register(modelsRoutes(services.models, services.modelHealth))
-      await api.register(chatRoutes(services.chat, options.kv))
+      await api.register(chatRoutes(services.chat, options.kv, config.llm.streamKeepAliveMs))
       await api.register(blogRoutes(services.blog))
       await api.register(sitemapApiRoutes(services.sitemap))
       await api.register(contactRoutes(services.contact))

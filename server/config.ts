@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
+import { CHAT_STREAM_KEEPALIVE_MS } from '#contracts/api.ts'
 import { isPlainHttpToPublicHost } from '#server/lib/outside-urls.ts'
 
 /**
@@ -51,6 +52,13 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
   LLM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   LLM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  // How often an open reply stream gets a keep-alive comment; at most the browser's wait (ADR 032).
+  CHAT_STREAM_KEEPALIVE_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(CHAT_STREAM_KEEPALIVE_MS)
+    .default(CHAT_STREAM_KEEPALIVE_MS),
   // How often every model endpoint is checked (GET /models); 0: never (ADR 031).
   LLM_HEALTH_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   SMTP_URL: optionalString.pipe(
@@ -111,6 +119,8 @@ export type Config = Readonly<{
     idleTimeoutMs: number
     /** How often the model endpoints are checked; 0: never. */
     healthIntervalMs: number
+    /** How often an open reply stream gets a keep-alive comment (CHAT_STREAM_KEEPALIVE_MS, ADR 032). */
+    streamKeepAliveMs: number
     /** Production: MODELS_FILE endpoints on the internet must be https:// (ASVS 9.2.1). */
     requireTls: boolean
   }
@@ -231,6 +241,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       firstTokenTimeoutMs: env.LLM_FIRST_TOKEN_TIMEOUT_MS,
       idleTimeoutMs: env.LLM_IDLE_TIMEOUT_MS,
       healthIntervalMs: env.LLM_HEALTH_INTERVAL_MS,
+      streamKeepAliveMs: env.CHAT_STREAM_KEEPALIVE_MS,
       requireTls: isProduction,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, contactTo: env.CONTACT_EMAIL ?? env.MAIL_FROM },

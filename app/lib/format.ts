@@ -2,9 +2,12 @@ import { LOCALE_TAGS, type Locale } from '#contracts/locales.ts'
 
 // Dates, numbers and prices always go through Intl in the page's locale, never by hand.
 // Formatters are cached: building one is far slower than using it.
-const cache = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>()
+const cache = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>()
 
-function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>(
+  key: string,
+  make: () => T,
+): T {
   let format = cache.get(key) as T | undefined
   if (!format) {
     format = make()
@@ -33,4 +36,10 @@ export function formatPrice(locale: Locale, minorUnits: number, currency: string
 /** A calendar date in the locale's own words and order, in UTC so server and browser agree. */
 export function formatDate(locale: Locale, date: Date | string, style: 'long' | 'medium' | 'short' = 'long'): string {
   return dateFormat(locale, { dateStyle: style, timeZone: 'UTC' }).format(new Date(date))
+}
+
+/** A wait from now, in the locale's words ("in 30 seconds", "in 2 minutes"): seconds up to 90, then whole minutes. */
+export function formatWait(locale: Locale, seconds: number): string {
+  const format = cached(`r|${locale}`, () => new Intl.RelativeTimeFormat(LOCALE_TAGS[locale], { numeric: 'always' }))
+  return seconds <= 90 ? format.format(Math.ceil(seconds), 'second') : format.format(Math.ceil(seconds / 60), 'minute')
 }

@@ -33,8 +33,10 @@ export type ApiRequest = {
   /** A plain object is sent as JSON; FormData as multipart. */
   body?: unknown
   query?: Record<string, string | number | boolean | undefined | readonly string[]>
-  /** Defaults to 10 s; chat passes CHAT_TIMEOUT_MS. */
+  /** Defaults to 10 s. A stream (apiStream) has no deadline but `idleTimeoutMs`. */
   timeoutMs?: number
+  /** apiStream only: give up when no byte arrived for this long, the answer's headers included. */
+  idleTimeoutMs?: number
   signal?: AbortSignal
   /**
    * `optional`: a call that also answers signed-out visitors (user info). A 401 still refreshes the
@@ -65,16 +67,76 @@ export async function api<T>(path: string, request: ApiRequest = {}): Promise<T>
 /**
  * A call whose answer is a stream (server-sent events): the same token handling as `api`, but the
  * response body is handed back to read. A refused call throws `ApiError` like `api` does.
+ * There is no deadline: the call gives up (ApiError TIMEOUT, from `fetch` or from reading the body)
+ * only when nothing at all arrived for `idleTimeoutMs` (default 10 s); the server's keep-alive
+ * comments count as something (ADR 032).
  */
 export async function apiStream(path: string, request: ApiRequest): Promise<Response> {
   const sentToken = getAccessToken()
-  let response = await send(path, request)
-  if (response.status === 401) {
-    if (await refreshTokens(sentToken)) response = await send(path, request)
-    else goToLogin()
+  const idle = idleLimit(request.idleTimeoutMs ?? REQUEST_TIMEOUT_MS)
+  try {
+    let response = await send(path, request, idle.signal)
+    if (response.status === 401) {
+      idle.touch()
+      if (await refreshTokens(sentToken)) response = await send(path, request, idle.signal)
+      else goToLogin()
+    }
+    if (response.ok && response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      idle.touch()
+      return new Response(watchedBody(response.body, idle), { status: response.status, headers: response.headers })
+    }
+    return await parse<never>(response, path)
+  } catch (error) {
+    idle.stop()
+    throw error
   }
-  if (response.ok && response.headers.get('content-type')?.startsWith('text/event-stream')) return response
-  return parse<never>(response, path)
+}
+
+type IdleLimit = ReturnType<typeof idleLimit>
+
+/**
+ * A watchdog that aborts its signal (reason: ApiError TIMEOUT) when `touch` was not called for
+ * `ms`; every `touch` starts the wait over, `stop` ends it.
+ */
+function idleLimit(ms: number) {
+  const controller = new AbortController()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const touch = () => {
+    clearTimeout(timer)
+    if (controller.signal.aborted) return
+    timer = setTimeout(
+      () => controller.abort(new ApiError(408, 'TIMEOUT', `Nothing arrived for ${Math.round(ms / 1000)} s.`)),
+      ms,
+    )
+  }
+  touch()
+  return { signal: controller.signal, touch, stop: () => clearTimeout(timer) }
+}
+
+/** The body as it arrives, each piece starting the idle wait over; reading fails with TIMEOUT when the limit hit. */
+function watchedBody(body: ReadableStream<Uint8Array>, idle: IdleLimit): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await reader.read()
+        if (done) {
+          idle.stop()
+          controller.close()
+          return
+        }
+        idle.touch()
+        controller.enqueue(value)
+      } catch (error) {
+        idle.stop()
+        controller.error(idle.signal.aborted ? idle.signal.reason : error)
+      }
+    },
+    cancel(reason) {
+      idle.stop()
+      return reader.cancel(reason)
+    },
+  })
 }
 
 /**
@@ -97,7 +159,8 @@ export async function apiFile(
   return { blob: await response.blob(), fileName }
 }
 
-async function send(path: string, request: ApiRequest): Promise<Response> {
+/** `limit`: aborts the call as timed out; by default after `request.timeoutMs` (10 s). */
+async function send(path: string, request: ApiRequest, limit?: AbortSignal): Promise<Response> {
   const url = new URL(`/api${path}`, window.location.origin)
   for (const [key, value] of Object.entries(request.query ?? {})) {
     if (value === undefined) continue
@@ -113,7 +176,7 @@ async function send(path: string, request: ApiRequest): Promise<Response> {
     headers.set('content-type', 'application/json')
     body = JSON.stringify(request.body)
   }
-  const timeout = AbortSignal.timeout(request.timeoutMs ?? REQUEST_TIMEOUT_MS)
+  const timeout = limit ?? AbortSignal.timeout(request.timeoutMs ?? REQUEST_TIMEOUT_MS)
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
   try {
     return await fetch(url, { method: request.method ?? (body ? 'POST' : 'GET'), headers, body, signal })

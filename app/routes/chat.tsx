@@ -1,3 +1,4 @@
+import { ServerOff } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNavigate, useParams } from 'react-router'
@@ -45,12 +46,14 @@ export default function Chat() {
   const scroll = useFollowScroll(sessionId)
   const reply = useStreamingReply({
     sessionId,
+    locale,
     modelId: chat.modelId,
     setMessages: chat.setMessages,
     setSession: chat.setSession,
     reload: chat.reload,
     giveBack: setText,
     onStart: scroll.follow,
+    onFailure: () => void chat.checkReachable(),
   })
   const actions = useMessageActions({ sessionId, setMessages: chat.setMessages, regenerate: reply.regenerate })
 
@@ -121,12 +124,26 @@ export default function Chat() {
         hasEarlier={chat.nextBefore !== null}
         pendingUser={reply.pendingUser}
         streaming={reply.streaming}
+        reasoning={reply.reasoning}
+        continuingId={reply.continuingId}
+        thoughts={reply.thoughts}
         onLoadEarlier={loadEarlier}
         onSwipe={actions.swipe}
         onRegenerate={reply.regenerate}
+        onContinue={(message) => reply.continueReply(message.id)}
+        onRetry={reply.regenerate}
         onEdit={actions.edit}
         onDelete={actions.remove}
       />
+      {chat.anyReachable ? null : (
+        <p
+          className="mx-2 mb-2 flex items-start gap-2 rounded-xl border border-amber-700/60 bg-amber-950/40 px-3 py-2 text-sm text-amber-200"
+          data-testid="no-model-notice"
+        >
+          <ServerOff aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+          {t('noModelReachable')}
+        </p>
+      )}
       <Composer
         locale={locale}
         text={text}
@@ -173,14 +190,7 @@ export default function Chat() {
           message={reply.problem.message}
           details={reply.problem.details}
           onClose={reply.dismissProblem}
-          onRetry={
-            reply.problem.retry
-              ? () => {
-                  reply.dismissProblem()
-                  reply.regenerate()
-                }
-              : undefined
-          }
+          onRetry={reply.problem.retry ? reply.retry : undefined}
         />
       ) : null}
     </div>

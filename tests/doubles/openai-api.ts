@@ -169,6 +169,7 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     finishReason: options.finishReason ?? ('stop' as 'stop' | 'length'),
     /** Reported as `usage.prompt_tokens` when set (a tokenizer that counts otherwise than ours). */
     promptTokens: undefined as number | undefined,
+    modelListDown: false,
   }
 
   const sendJson = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -194,6 +195,8 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
       const url = new URL(req.url ?? '/', 'http://double')
       const authorized = options.apiKey === undefined || req.headers.authorization === `Bearer ${options.apiKey}`
       if (req.method === 'GET' && url.pathname === '/v1/models') {
+        // A health check that finds nothing there (the connection dropped), while replies still work.
+        if (state.modelListDown) return req.socket.destroy()
         if (!authorized) return sendError(res, 401, 'Incorrect API key provided.')
         const ids = options.models ?? [...new Set(requests.map((r) => r.model))]
         sendJson(res, 200, {
@@ -431,6 +434,13 @@ export async function startOpenAiApi(options: OpenAiApiOptions = {}) {
     },
     set finishReason(value: 'stop' | 'length') {
       state.finishReason = value
+    },
+    /** While true, `GET /v1/models` (the app's health check) finds no server: the connection is dropped. */
+    get modelListDown() {
+      return state.modelListDown
+    },
+    set modelListDown(down: boolean) {
+      state.modelListDown = down
     },
     /** The next request is answered with this status and exactly this JSON body and headers. */
     failWith(status: number, body: unknown, headers: Record<string, string> = {}) {

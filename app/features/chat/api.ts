@@ -1,5 +1,5 @@
 import { ApiError, api, apiStream } from '#app/lib/http.ts'
-import { CHAT_TIMEOUT_MS } from '#contracts/api.ts'
+import { CHAT_STREAM_IDLE_LIMIT_MS } from '#contracts/api.ts'
 import type { ChatMessage, ChatReply, ChatSessionDetail, ChatStreamEvent, PublicModel } from '#contracts/chat.ts'
 
 export type CreatedSession = ChatSessionDetail & { firstMessage: ChatMessage | null }
@@ -16,7 +16,10 @@ export const getSession = (sessionId: string, chatModelId?: string) =>
   api<ChatSessionDetail>('/session', { method: 'POST', body: { sessionId, chatModelId } })
 export const getMessages = (sessionId: string, before?: number) =>
   api<MessagePage>('/messages', { method: 'POST', body: { sessionId, before, limit: 50 } })
-export const getModels = () => api<{ models: PublicModel[]; defaultModelId: string }>('/models')
+export const getModels = () =>
+  api<{ models: PublicModel[]; defaultModelId: string; reachable: Record<string, boolean>; anyReachable: boolean }>(
+    '/models',
+  )
 export const stopReply = (sessionId: string) =>
   api<{ stopped: boolean }>('/chat/stop', { method: 'POST', body: { sessionId } })
 export const getSwipes = (sessionId: string, messageId: number) =>
@@ -39,22 +42,29 @@ export function isValidReply(value: unknown): value is ChatReply {
   return typeof (value as ChatReply | null)?.content === 'string' && typeof (value as ChatReply).reply === 'object'
 }
 
+const STREAM_PATHS = {
+  send: '/chat/stream',
+  regenerate: '/chat/regenerate/stream',
+  continue: '/chat/continue/stream',
+} as const
+
 /**
- * Sends (or regenerates) and reads the server-sent events, calling `onEvent` for each. Resolves
- * when the stream ends; throws ApiError when the call is refused before streaming starts.
+ * Sends, regenerates or continues and reads the server-sent events, calling `onEvent` for each.
+ * Resolves when the stream ends; throws ApiError when the call is refused before streaming starts,
+ * or TIMEOUT when nothing (not even the server's keep-alive) arrived for CHAT_STREAM_IDLE_LIMIT_MS.
  */
 export async function streamReply(
-  kind: 'send' | 'regenerate',
+  kind: keyof typeof STREAM_PATHS,
   body: { sessionId: string; message?: string; chatModelId?: string; requestId: string },
   onEvent: (event: ChatStreamEvent) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const response = await apiStream(kind === 'send' ? '/chat/stream' : '/chat/regenerate/stream', {
+  const response = await apiStream(STREAM_PATHS[kind], {
     method: 'POST',
     body,
     signal,
-    // The server gives the model 60 s; the stream itself may run a little longer than that.
-    timeoutMs: CHAT_TIMEOUT_MS + 30_000,
+    // No deadline: a long reply from a slow server takes minutes; the server's keep-alive counts (ADR 032).
+    idleTimeoutMs: CHAT_STREAM_IDLE_LIMIT_MS,
   })
   const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader()
   if (!reader) throw new ApiError(500, 'INTERNAL_ERROR', 'No response body')

@@ -4,7 +4,7 @@ import { ApiError } from '#app/lib/http.ts'
 import type { ChatMessage } from '#contracts/chat.ts'
 import chat from '#locales/en/chat.json' with { type: 'json' }
 import common from '#locales/en/common.json' with { type: 'json' }
-import { failedReplyProblem, refusedReplyProblem, swipeStep, withMessage } from './reply-problems.ts'
+import { failedReplyProblem, refusedReplyProblem, strandedMessageId, swipeStep, withMessage } from './reply-problems.ts'
 
 const i18n = i18next.createInstance()
 void i18n.init({ lng: 'en', resources: { en: { common, chat } }, defaultNS: 'common', initAsync: false })
@@ -24,22 +24,44 @@ const failure = (code: string) => ({
 
 describe('the Connection Error of a reply that failed while streaming', () => {
   it('words the code like any API error, after "Message sending failed", with Retry', () => {
-    expect(failedReplyProblem(t, tCommon, { ...failure('MODEL_ERROR'), kind: 'timeout' })).toEqual({
+    expect(failedReplyProblem(t, tCommon, 'en', { ...failure('MODEL_ERROR'), kind: 'timeout' })).toEqual({
       message: `Message sending failed: ${common.apiErrors.MODEL_ERROR}`,
       details: 'MODEL_ERROR · timeout · English for logs',
       retry: true,
     })
     // It said 'Unknown error' for every code but MODEL_ERROR and SERVICE_UNAVAILABLE.
-    expect(failedReplyProblem(t, tCommon, failure('INTERNAL_ERROR')).message).toBe(
+    expect(failedReplyProblem(t, tCommon, 'en', failure('INTERNAL_ERROR')).message).toBe(
       `Message sending failed: ${common.apiErrors.INTERNAL_ERROR}`,
     )
-    expect(failedReplyProblem(t, tCommon, failure('CHARACTER_UNAVAILABLE')).message).toBe(
+    expect(failedReplyProblem(t, tCommon, 'en', failure('CHARACTER_UNAVAILABLE')).message).toBe(
       `Message sending failed: ${common.apiErrors.CHARACTER_UNAVAILABLE}`,
     )
   })
 
+  it('offers Retry only when the server says a retry can help', () => {
+    const gone = { ...failure('MODEL_NOT_FOUND'), kind: 'provider' as const, reason: 'model_not_found' as const }
+    expect(failedReplyProblem(t, tCommon, 'en', { ...gone, retryable: false })).toMatchObject({
+      message: `Message sending failed: ${common.apiErrors.MODEL_NOT_FOUND}`,
+      retry: false,
+    })
+    expect(failedReplyProblem(t, tCommon, 'en', { ...failure('MODEL_OVERLOADED'), retryable: true }).retry).toBe(true)
+  })
+
+  it("says when to try again when the model's server gave a Retry-After, in the page's language", () => {
+    const limited = { ...failure('MODEL_RATE_LIMITED'), retryAfterSeconds: 30 }
+    expect(failedReplyProblem(t, tCommon, 'en', limited).message).toBe(
+      `Message sending failed: ${common.apiErrors.MODEL_RATE_LIMITED} You can try again in 30 seconds.`,
+    )
+    expect(failedReplyProblem(t, tCommon, 'en', { ...limited, retryAfterSeconds: 300 }).message).toContain(
+      'in 5 minutes',
+    )
+    expect(failedReplyProblem(t, tCommon, 'en', failure('MODEL_RATE_LIMITED')).message).toBe(
+      `Message sending failed: ${common.apiErrors.MODEL_RATE_LIMITED}`,
+    )
+  })
+
   it('says only that diamonds are missing, without Retry', () => {
-    expect(failedReplyProblem(t, tCommon, failure('INSUFFICIENT_DIAMONDS'))).toMatchObject({
+    expect(failedReplyProblem(t, tCommon, 'en', failure('INSUFFICIENT_DIAMONDS'))).toMatchObject({
       message: common.apiErrors.INSUFFICIENT_DIAMONDS,
       retry: false,
     })
@@ -76,6 +98,18 @@ describe('swipes', () => {
   it('past the last one write a new reply, but never a new greeting', () => {
     expect(swipeStep({ ...reply, swipeIndex: 2 }, 1)).toEqual({ kind: 'regenerate' })
     expect(swipeStep({ ...reply, swipeIndex: 2, modelId: null }, 1)).toEqual({ kind: 'none' })
+  })
+})
+
+describe('a stranded user message', () => {
+  const m = (id: number, author: 'user' | 'assistant') => ({ id, author })
+  it("is the last message when it is the user's", () => {
+    expect(strandedMessageId([m(1, 'assistant'), m(2, 'user')])).toBe(2)
+    expect(strandedMessageId([m(1, 'assistant'), m(2, 'user'), m(3, 'user')])).toBe(3)
+  })
+  it('is none when the conversation ends with a reply, or is empty', () => {
+    expect(strandedMessageId([m(1, 'assistant'), m(2, 'user'), m(3, 'assistant')])).toBeNull()
+    expect(strandedMessageId([])).toBeNull()
   })
 })
 

@@ -44,9 +44,6 @@ import { enforceLimit } from '#server/lib/rate-limit.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import { type ChatService, invalidSession, type TurnHooks, type TurnOutcome } from './chat.service.ts'
 
-/** A comment line now and then keeps proxies from closing a stream that waits for a slow model. */
-const KEEPALIVE_MS = 15_000
-
 const security = [{ bearer: [] }]
 /** A POST without a body (Fastify hands null) reads as an empty object, so the defaults apply. */
 const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? {}, schema)
@@ -63,9 +60,11 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
 
 /**
  * A server-sent event stream on the raw response. Fastify's serialisation and compression stay out
- * of the way (`hijack`), so each event leaves at once.
+ * of the way (`hijack`), so each event leaves at once. A comment line every `keepAliveMs` while it
+ * is open keeps proxies from closing a stream that waits for a slow model, and tells the browser
+ * the server is still there (it gives up after CHAT_STREAM_IDLE_LIMIT_MS of silence, ADR 032).
  */
-function openEventStream(reply: FastifyReply) {
+function openEventStream(reply: FastifyReply, keepAliveMs: number) {
   reply.hijack()
   const raw = reply.raw
   const headers: Record<string, string> = {}
@@ -81,7 +80,7 @@ function openEventStream(reply: FastifyReply) {
   const open = () => !raw.destroyed && !raw.writableEnded
   const keepalive = setInterval(() => {
     if (open()) raw.write(': keep-alive\n\n')
-  }, KEEPALIVE_MS)
+  }, keepAliveMs)
   keepalive.unref()
   return {
     send(event: ChatStreamEventName, data: unknown) {
@@ -114,7 +113,7 @@ async function answerJson(reply: FastifyReply, turn: Turn) {
  * Runs a turn as server-sent events. Until the user's message is stored, a refusal is an ordinary
  * JSON error; from then on everything, failures included, is an event of the stream.
  */
-async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: Turn) {
+async function answerStream(request: FastifyRequest, reply: FastifyReply, keepAliveMs: number, turn: Turn) {
   let stream: ReturnType<typeof openEventStream> | undefined
   let userMessageId: number | null = null
   try {
@@ -122,7 +121,7 @@ async function answerStream(request: FastifyRequest, reply: FastifyReply, turn: 
       signal: disconnectSignal(reply),
       onStart(start) {
         userMessageId = start.userMessage?.id ?? null
-        stream = openEventStream(reply)
+        stream = openEventStream(reply, keepAliveMs)
         stream.send('start', start)
       },
       onDelta(text) {
@@ -163,7 +162,8 @@ const streamResponse = {
   200: z.string().describe('text/event-stream: start, reasoning* and delta*, then one of done, stopped, error'),
 }
 
-export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginAsyncZod {
+/** `keepAliveMs`: how often an open reply stream gets a keep-alive comment (CHAT_STREAM_KEEPALIVE_MS). */
+export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: number): FastifyPluginAsyncZod {
   return async (app) => {
     const userOf = (request: FastifyRequest) => request.userId ?? ''
     const limitSending = (request: FastifyRequest) => enforceLimit(kv, `chat:user:${userOf(request)}`, CHAT_SEND_LIMIT)
@@ -290,7 +290,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerStream(request, reply, (hooks) => chat.send(userOf(request), request.body, hooks))
+        return answerStream(request, reply, keepAliveMs, (hooks) => chat.send(userOf(request), request.body, hooks))
       },
     )
 
@@ -326,7 +326,9 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerStream(request, reply, (hooks) => chat.regenerate(userOf(request), request.body, hooks))
+        return answerStream(request, reply, keepAliveMs, (hooks) =>
+          chat.regenerate(userOf(request), request.body, hooks),
+        )
       },
     )
 
@@ -362,7 +364,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore): FastifyPluginA
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerStream(request, reply, (hooks) => chat.continue(userOf(request), request.body, hooks))
+        return answerStream(request, reply, keepAliveMs, (hooks) => chat.continue(userOf(request), request.body, hooks))
       },
     )
 

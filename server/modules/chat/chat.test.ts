@@ -34,6 +34,7 @@ type Session = Awaited<ReturnType<TestApp['login']>>
 const REPLY = 'The lighthouse keeper smiles and hands you a lantern, still warm from the fire.'
 const SUMMARY = 'MEMORY: the traveller arrived at the lighthouse and asked about the storm.'
 const TIMEOUT_MS = 1500
+const KEEPALIVE_MS = 100
 const PREMIUM_COST = 5
 
 /** What the double answers: summaries (non-streamed) get SUMMARY, replies get REPLY. */
@@ -62,7 +63,11 @@ beforeAll(async () => {
   // The shipped plans (the free one spends its diamonds on premium models) and a paid plan without
   // premium models or diamonds, to see the per-plan gate refuse them (ADR 018).
   t = await buildTestApp({
-    env: { MODELS_FILE: modelsFile, LLM_TIMEOUT_MS: String(TIMEOUT_MS) },
+    env: {
+      MODELS_FILE: modelsFile,
+      LLM_TIMEOUT_MS: String(TIMEOUT_MS),
+      CHAT_STREAM_KEEPALIVE_MS: String(KEEPALIVE_MS),
+    },
     plansFile: writePlansFile([...shippedPlans(), BASIC_PLAN]),
   })
   await t.app.listen({ port: 0, host: '127.0.0.1' })
@@ -477,6 +482,18 @@ describe('sending', () => {
     const stored = await messagesOf(user, sessionId)
     expect(stored[0]).toEqual(done?.reply)
     expect(stored[1]).toEqual(start?.userMessage)
+  })
+
+  it('sends a keep-alive comment while the model is silent, so the browser waits as long as it takes (ADR 032)', async () => {
+    const { user, sessionId } = await newChat()
+    api.firstTokenDelayMs = 6 * KEEPALIVE_MS
+    const { res, events } = await stream(user, '/api/chat/stream', { sessionId, message: 'Take your time.' })
+    expect(events.at(-1)?.event).toBe('done')
+    const silence = res.body.slice(res.body.indexOf('event: start'), res.body.indexOf('event: delta'))
+    // Six intervals of silence: a comment every interval (a few may be lost to timer jitter).
+    expect(silence.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(3)
+    // The comments are not events: the reply reads the same.
+    expect(eventOf(events, 'done')?.data.reply.content).toBe(REPLY)
   })
 
   it('a new message after a stranded one is never a second user turn in a row (ADR 029)', async () => {

@@ -1,8 +1,9 @@
-import { ChevronLeft, ChevronRight, Pencil, RotateCw, Trash2 } from 'lucide-react'
+import { ChevronLeft, ChevronRight, FastForward, Pencil, RotateCw, Trash2 } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { renderMarkdown } from '#app/lib/markdown.ts'
 import type { ChatMessage } from '#contracts/chat.ts'
+import { ThinkingPart } from './thinking-part.tsx'
 
 type Props = {
   message: ChatMessage
@@ -11,19 +12,29 @@ type Props = {
   /** The newest reply (or the greeting before any message): swipes and regenerate apply. */
   isLast: boolean
   busy: boolean
+  /** The model's thinking behind this reply (while it is continued, or kept from this page view). */
+  thinking?: { text: string; active: boolean } | null
+  /** Text being streamed onto the end of this reply (Continue), null otherwise. */
+  appended?: string | null
+  /** A user message the conversation ends with, left without a reply: it offers Retry. */
+  stranded?: boolean
   onSwipe: (direction: -1 | 1) => void
   onRegenerate: () => void
+  onContinue: () => void
+  onRetry: () => void
   onEdit: (content: string) => void
   onDelete: () => void
   onDiscard: () => void
 }
 
 export function MessageItem(props: Props) {
-  const { message, roleName, roleAvatar, isLast, busy } = props
+  const { message, roleName, roleAvatar, isLast, busy, thinking, appended } = props
   const { t } = useTranslation('chat')
   const [editing, setEditing] = useState(false)
   const [draft, setDraft] = useState(message.content)
   const mine = message.author === 'user'
+  const continuing = appended !== null && appended !== undefined
+  const content = continuing ? message.content + appended : message.content
   return (
     <li className={`flex gap-3 ${mine ? 'flex-row-reverse' : ''}`} data-testid={`message-${message.author}`}>
       {mine ? null : (
@@ -37,6 +48,7 @@ export function MessageItem(props: Props) {
       )}
       <div className={`min-w-0 max-w-[85%] ${mine ? 'items-end text-end' : ''} flex flex-col`}>
         <span className="text-xs font-medium text-zinc-400">{mine ? t('me') : roleName}</span>
+        {thinking ? <ThinkingPart text={thinking.text} active={thinking.active} /> : null}
         {editing ? (
           <form
             className="mt-1 w-[min(40rem,80vw)] space-y-2 text-start"
@@ -73,13 +85,16 @@ export function MessageItem(props: Props) {
             }`}
           >
             {mine ? (
-              <p className="whitespace-pre-wrap break-words">{message.content}</p>
+              <p dir="auto" className="whitespace-pre-wrap break-words">
+                {message.content}
+              </p>
             ) : (
               <div
+                dir="auto"
                 className="chat-markdown break-words"
                 // Rendered by markdown-it with raw HTML escaped (app/lib/markdown.ts).
                 // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized markdown
-                dangerouslySetInnerHTML={{ __html: renderMarkdown(message.content) }}
+                dangerouslySetInnerHTML={{ __html: renderMarkdown(content) }}
               />
             )}
           </div>
@@ -89,6 +104,29 @@ export function MessageItem(props: Props) {
             <span>{t('interrupted')}</span>
             <button type="button" className="button-ghost text-xs" onClick={props.onDiscard} disabled={busy}>
               {t('discardPartial')}
+            </button>
+          </div>
+        ) : null}
+        {message.status === 'cut' && !continuing ? (
+          <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-zinc-400" data-testid="reply-cut">
+            <span>{t('cut')}</span>
+            {isLast && message.modelId !== null ? (
+              <button type="button" className="button-ghost text-xs" onClick={props.onContinue} disabled={busy}>
+                <FastForward aria-hidden="true" className="size-3.5 rtl:-scale-x-100" />
+                {t('continue')}
+              </button>
+            ) : null}
+          </div>
+        ) : null}
+        {props.stranded && !editing ? (
+          <div
+            className="mt-1 flex flex-wrap items-center justify-end gap-2 text-xs text-amber-300"
+            data-testid="stranded"
+          >
+            <span>{t('stranded')}</span>
+            <button type="button" className="button-ghost text-xs" onClick={props.onRetry} disabled={busy}>
+              <RotateCw aria-hidden="true" className="size-3.5" />
+              {t('retry')}
             </button>
           </div>
         ) : null}
@@ -168,10 +206,13 @@ export function MessageItem(props: Props) {
 /** The reply being written, shown as it streams in. */
 export function StreamingItem({
   text,
+  reasoning,
   roleName,
   roleAvatar,
 }: {
   text: string
+  /** The model's thinking so far, null when it sent none. */
+  reasoning: string | null
   roleName: string
   roleAvatar: string | null
 }) {
@@ -186,10 +227,15 @@ export function StreamingItem({
       />
       <div className="min-w-0 max-w-[85%]">
         <span className="text-xs font-medium text-zinc-400">{roleName}</span>
+        {reasoning !== null ? <ThinkingPart text={reasoning} active={text === ''} /> : null}
         <div className="mt-1 rounded-2xl bg-zinc-800 px-4 py-2 text-zinc-100">
           {text ? (
-            // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized markdown
-            <div className="chat-markdown break-words" dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }} />
+            <div
+              dir="auto"
+              className="chat-markdown break-words"
+              // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized markdown
+              dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }}
+            />
           ) : (
             <span className="inline-flex gap-1" aria-hidden="true">
               <span className="size-2 animate-bounce rounded-full bg-zinc-400" />

@@ -1,5 +1,7 @@
 import type { RefObject } from 'react'
 import { useTranslation } from 'react-i18next'
+import { thoughtKey } from '#app/features/chat/hooks/use-streaming-reply.ts'
+import { strandedMessageId } from '#app/features/chat/reply-problems.ts'
 import type { ChatMessage } from '#contracts/chat.ts'
 import { MessageItem, StreamingItem } from './message-item.tsx'
 
@@ -15,18 +17,34 @@ type Props = {
   hasEarlier: boolean
   pendingUser: string | null
   streaming: string | null
+  /** The model's thinking as the reply streams, null when it sent none. */
+  reasoning: string | null
+  /** The reply being continued: `streaming` is appended to it instead of shown as a new reply. */
+  continuingId: number | null
+  /** Thinking kept for replies written in this page view (thoughtKey). */
+  thoughts: ReadonlyMap<string, string>
   onLoadEarlier: () => void
   onSwipe: (message: ChatMessage, direction: -1 | 1) => void
   onRegenerate: () => void
+  onContinue: (message: ChatMessage) => void
+  /** Asks for the reply a stranded user message never got. */
+  onRetry: () => void
   onEdit: (message: ChatMessage, content: string) => void
   onDelete: (message: ChatMessage) => void
 }
 
 /** The conversation: earlier pages on demand, the messages, the one being sent and the reply streaming in. */
 export function MessageList(props: Props) {
-  const { messages, roleName, roleAvatar, busy, pendingUser, streaming } = props
+  const { messages, roleName, roleAvatar, busy, pendingUser, streaming, reasoning, continuingId, thoughts } = props
   const { t } = useTranslation('chat')
   const lastReplyIndex = messages.findLastIndex((m) => m.author === 'assistant')
+  // While a reply is on its way the last message is not stranded: its answer is coming.
+  const stranded = busy || pendingUser !== null ? null : strandedMessageId(messages)
+  const thinkingOf = (message: ChatMessage) => {
+    if (message.id === continuingId && reasoning !== null) return { text: reasoning, active: !streaming }
+    const kept = thoughts.get(thoughtKey(message))
+    return kept ? { text: kept, active: false } : null
+  }
   return (
     <div
       ref={props.scroller}
@@ -54,8 +72,13 @@ export function MessageList(props: Props) {
             roleAvatar={roleAvatar}
             isLast={index === lastReplyIndex && index === messages.length - 1}
             busy={busy}
+            thinking={message.author === 'assistant' ? thinkingOf(message) : null}
+            appended={message.id === continuingId ? streaming : null}
+            stranded={message.id === stranded}
             onSwipe={(direction) => props.onSwipe(message, direction)}
             onRegenerate={props.onRegenerate}
+            onContinue={() => props.onContinue(message)}
+            onRetry={props.onRetry}
             onEdit={(content) => props.onEdit(message, content)}
             onDelete={() => props.onDelete(message)}
             onDiscard={() => props.onDelete(message)}
@@ -71,7 +94,9 @@ export function MessageList(props: Props) {
             </div>
           </li>
         ) : null}
-        {streaming !== null ? <StreamingItem text={streaming} roleName={roleName} roleAvatar={roleAvatar} /> : null}
+        {streaming !== null && continuingId === null ? (
+          <StreamingItem text={streaming} reasoning={reasoning} roleName={roleName} roleAvatar={roleAvatar} />
+        ) : null}
       </ol>
     </div>
   )

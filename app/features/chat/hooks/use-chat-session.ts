@@ -13,6 +13,10 @@ export type ChatSession = {
   /** Why the chat could not be opened (to word with apiErrorMessage), or null. */
   loadFailure: { error: unknown } | null
   models: PublicModel[]
+  /** False when /api/models says no model server can be reached right now (ADR 031). */
+  anyReachable: boolean
+  /** Asks /api/models again whether any model server can be reached (after a failed reply). */
+  checkReachable: () => Promise<void>
   modelId: string
   setModelId: (modelId: string) => void
   /** Loads the session and its newest messages again: the server is the record after a failure. */
@@ -28,6 +32,7 @@ export function useChatSession(sessionId: string): ChatSession {
   const [nextBefore, setNextBefore] = useState<number | null>(null)
   const [loadFailure, setLoadFailure] = useState<{ error: unknown } | null>(null)
   const [models, setModels] = useState<PublicModel[]>([])
+  const [anyReachable, setAnyReachable] = useState(true)
   const [modelId, setModelId] = useState('')
 
   const reload = useCallback(async () => {
@@ -47,6 +52,7 @@ export function useChatSession(sessionId: string): ChatSession {
       ([{ detail }, list]) => {
         if (cancelled) return
         setModels(list.models)
+        setAnyReachable(list.anyReachable)
         setModelId(detail.modelId ?? list.defaultModelId)
       },
       (error: unknown) => {
@@ -57,6 +63,14 @@ export function useChatSession(sessionId: string): ChatSession {
       cancelled = true
     }
   }, [reload])
+
+  const checkReachable = useCallback(async () => {
+    try {
+      setAnyReachable((await getModels()).anyReachable)
+    } catch {
+      // The notice stays as it was; the failure itself is already shown.
+    }
+  }, [])
 
   const loadEarlier = async () => {
     if (nextBefore === null) return
@@ -73,6 +87,8 @@ export function useChatSession(sessionId: string): ChatSession {
     nextBefore,
     loadFailure,
     models,
+    anyReachable,
+    checkReachable,
     modelId,
     setModelId,
     reload,

@@ -11,9 +11,16 @@ import {
 import { ApiError } from '#app/lib/http.ts'
 import { setPoints } from '#app/lib/points.ts'
 import type { ChatMessage, ChatSessionDetail, ChatStreamEvent } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
+
+type Kind = 'send' | 'regenerate' | 'continue'
+
+/** Where a reply's thinking is kept for this page view: the message and the alternative shown. */
+export const thoughtKey = (message: Pick<ChatMessage, 'id' | 'swipeIndex'>) => `${message.id}:${message.swipeIndex}`
 
 type Options = {
   sessionId: string
+  locale: Locale
   modelId: string
   setMessages: Dispatch<SetStateAction<ChatMessage[]>>
   setSession: Dispatch<SetStateAction<ChatSessionDetail | null>>
@@ -23,6 +30,8 @@ type Options = {
   giveBack: (text: string) => void
   /** Called as a reply starts, so the list follows it. */
   onStart: () => void
+  /** Called when a reply failed (the page checks again whether any model can be reached). */
+  onFailure: () => void
 }
 
 export type StreamingReply = {
@@ -32,38 +41,62 @@ export type StreamingReply = {
   pendingUser: string | null
   /** The reply's text so far, '' before the first piece; null when none is streaming. */
   streaming: string | null
+  /** The model's thinking so far (reasoning events), null when it sent none. Never stored. */
+  reasoning: string | null
+  /** The reply being continued (its text so far is `streaming`), null for a new reply. */
+  continuingId: number | null
+  /** The thinking behind the replies written in this page view, by thoughtKey; gone on reload. */
+  thoughts: ReadonlyMap<string, string>
   problem: Problem | null
   dismissProblem: () => void
+  /** Offered by the Connection Error when `problem.retry`: the same kind of turn again. */
+  retry: () => void
   send: (message: string) => void
   regenerate: () => void
+  /** Extends the last reply (one cut at its length), this message, in place. */
+  continueReply: (messageId: number) => void
   stop: () => Promise<void>
 }
 
 /**
- * One send or regeneration through the reply stream, keeping the page in step with the server:
- * the stored user message, the pieces of the reply, the stored reply with the new balance and
- * gauge, or the Connection Error with what the server kept.
+ * One send, regeneration or continuation through the reply stream, keeping the page in step with
+ * the server: the stored user message, the model's thinking and the pieces of the reply, the
+ * stored reply with the new balance and gauge, or the Connection Error with what the server kept.
  */
 export function useStreamingReply(options: Options): StreamingReply {
-  const { sessionId, modelId, setMessages, setSession, reload, giveBack, onStart } = options
+  const { sessionId, locale, modelId, setMessages, setSession, reload, giveBack, onStart, onFailure } = options
   const { t } = useTranslation('chat')
   const { t: tCommon } = useTranslation()
   const [pendingUser, setPendingUser] = useState<string | null>(null)
   const [streaming, setStreaming] = useState<string | null>(null)
+  const [reasoning, setReasoning] = useState<string | null>(null)
+  const [continuingId, setContinuingId] = useState<number | null>(null)
+  const [thoughts, setThoughts] = useState<ReadonlyMap<string, string>>(new Map())
   const [busy, setBusy] = useState(false)
   const [problem, setProblem] = useState<Problem | null>(null)
+  const lastKind = useRef<Kind>('regenerate')
+  const continued = useRef<number | null>(null)
   const abort = useRef<AbortController | null>(null)
 
   // Leaving the conversation stops reading its stream (the server finishes and stores the reply).
   useEffect(() => () => abort.current?.abort(), [])
 
-  const run = async (kind: 'send' | 'regenerate', message?: string) => {
+  const run = async (kind: Kind, message?: string, continuing?: number) => {
+    lastKind.current = kind
+    continued.current = continuing ?? null
     setBusy(true)
     setStreaming('')
+    setReasoning(null)
+    setContinuingId(continuing ?? null)
     onStart()
     const controller = new AbortController()
     abort.current = controller
     let finished = false
+    let thought = ''
+    // What the model thought stays beside the reply it led to, for this page view only.
+    const keep = (reply: ChatMessage | null) => {
+      if (reply && thought) setThoughts((map) => new Map(map).set(thoughtKey(reply), thought))
+    }
     const onEvent = (event: ChatStreamEvent) => {
       switch (event.event) {
         case 'start':
@@ -73,6 +106,10 @@ export function useStreamingReply(options: Options): StreamingReply {
             setMessages((list) => [...list, stored])
           }
           return
+        case 'reasoning':
+          thought += event.data.text
+          setReasoning(thought)
+          return
         case 'delta':
           setStreaming((current) => (current ?? '') + event.data.text)
           return
@@ -80,6 +117,7 @@ export function useStreamingReply(options: Options): StreamingReply {
           finished = true
           if (!isValidReply(event.data)) throw new ApiError(500, 'INTERNAL_ERROR', 'Invalid server response format')
           const { reply, balance, context } = event.data
+          keep(reply)
           setMessages((list) => withMessage(list, reply))
           setSession((current) => (current ? { ...current, context } : current))
           setPoints(balance)
@@ -89,14 +127,17 @@ export function useStreamingReply(options: Options): StreamingReply {
         case 'stopped': {
           finished = true
           const { reply } = event.data
+          keep(reply)
           if (reply) setMessages((list) => withMessage(list, reply))
           return
         }
         case 'error': {
           finished = true
           const { reply } = event.data
+          keep(reply)
           if (reply) setMessages((list) => withMessage(list, reply))
-          setProblem(failedReplyProblem(t, tCommon, event.data))
+          setProblem(failedReplyProblem(t, tCommon, locale, event.data))
+          onFailure()
           return
         }
       }
@@ -111,7 +152,10 @@ export function useStreamingReply(options: Options): StreamingReply {
       if (!finished && !controller.signal.aborted)
         throw new ApiError(0, 'NETWORK_ERROR', 'The reply stream ended early.')
     } catch (error) {
-      if (!controller.signal.aborted) setProblem(refusedReplyProblem(t, tCommon, error))
+      if (!controller.signal.aborted) {
+        setProblem(refusedReplyProblem(t, tCommon, error))
+        onFailure()
+      }
       // The server is the record: show what it stored, and give back any text it did not keep.
       try {
         const { page } = await reload()
@@ -123,21 +167,37 @@ export function useStreamingReply(options: Options): StreamingReply {
       abort.current = null
       setPendingUser(null)
       setStreaming(null)
+      setReasoning(null)
+      setContinuingId(null)
       setBusy(false)
     }
   }
+
+  const regenerate = () => void run('regenerate')
+  // Continue extends the reply shown last; its streamed text is appended to it as it comes.
+  const continueReply = (messageId: number) => void run('continue', undefined, messageId)
 
   return {
     busy,
     pendingUser,
     streaming,
+    reasoning,
+    continuingId,
+    thoughts,
     problem,
     dismissProblem: () => setProblem(null),
+    retry: () => {
+      setProblem(null)
+      // A failed send stored the message (or gave it back): a retry asks for the reply it never got.
+      if (lastKind.current === 'continue' && continued.current !== null) continueReply(continued.current)
+      else regenerate()
+    },
     send: (message) => {
       setPendingUser(message)
       void run('send', message)
     },
-    regenerate: () => void run('regenerate'),
+    regenerate,
+    continueReply,
     stop: async () => {
       try {
         await stopReply(sessionId)
