@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { bigint, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
+import type { MessageAuthor, MessageStatus, SummaryFailureCode } from '#contracts/chat.ts'
 import { roles } from './roles.ts'
 import { users } from './users.ts'
 
@@ -26,6 +26,11 @@ export const chatSessions = pgTable(
     /** Bumped by every write of the note, so a summary made from an older note never overwrites a newer one. */
     memoryVersion: integer('memory_version').notNull().default(0),
     memoryUpdatedAt: timestamp('memory_updated_at', { withTimezone: true }),
+    /** Memory summaries that failed in a row (ADR 034); 0 after one succeeds. */
+    summaryFailures: integer('summary_failures').notNull().default(0),
+    summaryFailedAt: timestamp('summary_failed_at', { withTimezone: true }),
+    /** Why the last one failed (contracts/chat.ts SUMMARY_FAILURE_CODES). */
+    summaryFailureCode: text('summary_failure_code').$type<SummaryFailureCode>(),
     lastMessagePreview: text('last_message_preview'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -53,13 +53,18 @@ export type ModelRegistry = Readonly<{
   models: readonly ModelConfig[]
   /** The first model: what a chat uses when it names none. */
   defaultModel: ModelConfig
+  /** SUMMARY_MODEL's model, when set: memory summaries run there (ADR 034). */
+  summaryModel?: ModelConfig | undefined
   /** The public view of every model, for the models list. */
   listPublic(): PublicModel[]
   /** The model with this id, or undefined. */
   find(id: string): ModelConfig | undefined
 }>
 
-type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'> & { requireTls?: boolean }
+type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'> & {
+  requireTls?: boolean
+  summaryModel?: string | undefined
+}
 
 /**
  * The context assumed when neither MODELS_FILE nor the server tells it (model-server-info.ts asks
@@ -267,9 +272,16 @@ export function loadModelRegistry(llm: LlmConfig): ModelRegistry {
   const [defaultModel] = models
   // Both sources give at least one model (the schema requires it); this keeps the type honest.
   if (!defaultModel) throw new ConfigError(['MODELS_FILE: no model'])
+  const summaryModel = llm.summaryModel ? byId.get(llm.summaryModel) : undefined
+  if (llm.summaryModel && !summaryModel) {
+    throw new ConfigError([
+      `SUMMARY_MODEL: "${llm.summaryModel}" is not a model id of ${llm.modelsFile ? 'MODELS_FILE' : 'LLM_MODEL'} (known: ${[...byId.keys()].join(', ')})`,
+    ])
+  }
   return Object.freeze({
     models: Object.freeze(models),
     defaultModel,
+    summaryModel,
     listPublic: () => models.map(toPublicModel),
     find: (id: string) => byId.get(id),
   })
