@@ -251,6 +251,19 @@ async function longChat() {
 const send = (user: { token: string }, sessionId: string, message: string) =>
   post(user, '/api/chat', { sessionId, message, chatModelId: 'tavern-8b' })
 
+/** A reply, then its summary job queued (the reply does not wait for that). */
+async function sendAndQueue(user: { token: string }, sessionId: string, message: string) {
+  const res = await send(user, sessionId, message)
+  expect(res.statusCode).toBe(200)
+  await expect
+    .poll(async () => {
+      const job = await summaryJob(sessionId)
+      return job ? job.failed_at : 'none'
+    })
+    .toBe(null)
+  return res
+}
+
 async function summaryJob(sessionId: string) {
   const result = await t.database.db.execute(
     sql`SELECT attempts, run_at, failed_at FROM jobs WHERE key = ${`summary:${sessionId}`} ORDER BY id DESC LIMIT 1`,
@@ -280,7 +293,7 @@ async function failSummary(sessionId: string, times: number) {
 describe('the memory summary never costs the user a reply', () => {
   it('waits while a reply is written on the model, then runs after it, not counted as a failure', async () => {
     const { user, sessionId } = await longChat()
-    expect((await send(user, sessionId, 'Hello')).statusCode).toBe(200)
+    await sendAndQueue(user, sessionId, 'Hello')
     expect(await summaryJob(sessionId)).toMatchObject({ attempts: 0 })
     // A second reply, slow, being written while the summary's job comes up.
     api.firstTokenDelayMs = 400
@@ -307,7 +320,7 @@ describe('the memory summary never costs the user a reply', () => {
 
   it('a reply that starts aborts the summary running on the model; the reply completes, the summary runs again', async () => {
     const { user, sessionId } = await longChat()
-    await send(user, sessionId, 'Hello')
+    await sendAndQueue(user, sessionId, 'Hello')
     api.firstTokenDelayMs = 500
     const summariesBefore = summaryRequests().length
     const draining = jobs().drain()
@@ -330,7 +343,7 @@ describe('the memory summary never costs the user a reply', () => {
 
   it('a summary refused as too long is trimmed and sent again', async () => {
     const { user, sessionId } = await longChat()
-    await send(user, sessionId, 'Hello')
+    await sendAndQueue(user, sessionId, 'Hello')
     api.failContextLikeLlamaCpp(5000, 4096)
     const before = summaryRequests().length
     await jobs().drain()
@@ -343,7 +356,7 @@ describe('the memory summary never costs the user a reply', () => {
 
   it('failures are counted on the session, logged at warn, shown, and reset by a summary that succeeds (Try again)', async () => {
     const { user, sessionId } = await longChat()
-    await send(user, sessionId, 'Hello')
+    await sendAndQueue(user, sessionId, 'Hello')
     await failSummary(sessionId, 1)
     // One failure: counted, not shown yet.
     const [row] = await t.database.db.select().from(chatSessions).where(eq(chatSessions.id, sessionId))
@@ -384,10 +397,10 @@ describe('the memory summary never costs the user a reply', () => {
 
   it('after the job gave up, the next reply queues the summary again, after a pause', async () => {
     const { user, sessionId } = await longChat()
-    await send(user, sessionId, 'Hello')
+    await sendAndQueue(user, sessionId, 'Hello')
     await failSummary(sessionId, 4)
     expect((await summaryJob(sessionId))?.failed_at).not.toBeNull()
-    await send(user, sessionId, 'Are you there?')
+    await sendAndQueue(user, sessionId, 'Are you there?')
     const next = await summaryJob(sessionId)
     expect(next).toMatchObject({ attempts: 0, failed_at: null })
     expect(new Date(next?.run_at ?? 0).getTime()).toBeGreaterThan(Date.now() + SUMMARY_GIVE_UP_PAUSE_MS - 120_000)
