@@ -34,3 +34,8 @@ export function formatPrice(locale: Locale, minorUnits: number, currency: string
 export function formatDate(locale: Locale, date: Date | string, style: 'long' | 'medium' | 'short' = 'long'): string {
   return dateFormat(locale, { dateStyle: style, timeZone: 'UTC' }).format(new Date(date))
 }
+
+/** A moment (date and time) in the locale's own words, in the reader's time zone (client-only views). */
+export function formatDateTime(locale: Locale, date: Date | string): string {
+  return dateFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(date))
+}

@@ -141,6 +141,7 @@ export default function Chat() {
       />
       {memoryOpen && session ? (
         <MemoryPanel
+          locale={locale}
           sessionId={sessionId}
           memory={session.memory}
           onSaved={(memory) => chat.setSession({ ...session, memory })}
