@@ -101,7 +101,7 @@ export function MemoryPanel({
     <Dialog onClose={onClose} size="xl">
       <DialogTitle>{t('memory.title')}</DialogTitle>
       <DialogDescription className="mt-2 text-sm text-zinc-300">{t('memory.explain')}</DialogDescription>
-      {memory.note === '' ? <p className="mt-2 text-sm text-zinc-400">{t('memory.empty')}</p> : null}
+      {memory.note === '' && !problem ? <p className="mt-2 text-sm text-zinc-400">{t('memory.empty')}</p> : null}
       {problem ? <SummaryProblem locale={locale} sessionId={sessionId} problem={problem} /> : null}
       <label htmlFor={`${id}-note`} className="mt-4 block text-sm font-medium">
         {t('memory.label')}
