@@ -148,11 +148,13 @@ export function createGeneration({
    * a memory summary there gives way (ADR 034).
    */
   async function generate(turn: Turn, loaded?: LoadedHistory): Promise<TurnOutcome> {
-    const done = activity?.replyStarted(turn.model)
+    const started = activity?.replyStarted(turn.model)
     try {
+      // A summary it interrupted has left the server first (model-activity.ts).
+      await started?.ready
       return await generateReply(turn, loaded)
     } finally {
-      done?.()
+      started?.end()
     }
   }
 

@@ -12,7 +12,7 @@ import { writeModelsFile } from '#tests/helpers/chat.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import type { SessionView } from './chat.repo.ts'
 import { createMemorySummary, SUMMARY_GIVE_UP_PAUSE_MS } from './memory-summary.ts'
-import { createModelActivity } from './model-activity.ts'
+import { createModelActivity, YIELD_GRACE_MS } from './model-activity.ts'
 import type { HistoryMessage, Prompt } from './prompt.ts'
 import { buildSummaryRequest, SUMMARY_OUTPUT_SHARE, summaryBudget, summaryPrompt } from './summary-request.ts'
 import { createTurnSlots } from './turn-slots.ts'
@@ -178,7 +178,7 @@ describe('model activity', () => {
 
   it('a summary does not start while a reply is written on its endpoint; another endpoint is free', async () => {
     const activity = createModelActivity()
-    const done = activity.replyStarted(endpoint)
+    const { end: done } = activity.replyStarted(endpoint)
     await expect(activity.summary(endpoint, new AbortController().signal, async () => 'ran')).rejects.toThrow(
       'a reply is being written',
     )
@@ -197,8 +197,13 @@ describe('model activity', () => {
       (signal) =>
         new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
     )
-    activity.replyStarted({ ...endpoint, baseUrl: 'http://m/v1/' })()
+    const started = Date.now()
+    const reply = activity.replyStarted({ ...endpoint, baseUrl: 'http://m/v1/' }, 200)
     await expect(running).rejects.toMatchObject({ name: 'SummaryYielded' })
+    // The reply is sent once the summary's call ended, and the server had time to let go of it.
+    await reply.ready
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190)
+    reply.end()
   })
 })
 
@@ -332,7 +337,10 @@ describe('the memory summary never costs the user a reply', () => {
     await draining
     // The summary's call was closed when the reply started: the server was free for the reply.
     expect(api.timings[summaryIndex]).toMatchObject({ closedEarly: true })
-    expect(api.timings[summaryIndex + 1]?.receivedAt).toBeLessThan((api.timings[summaryIndex]?.receivedAt ?? 0) + 400)
+    // The reply was sent once the summary's call had ended and the server had time to let go of it.
+    expect(api.timings[summaryIndex + 1]?.receivedAt).toBeGreaterThanOrEqual(
+      (api.timings[summaryIndex]?.receivedAt ?? 0) + YIELD_GRACE_MS - 50,
+    )
     expect(await summaryJob(sessionId)).toMatchObject({ attempts: 0, failed_at: null })
     expect((await memoryOf(user, sessionId)).summaryProblem).toBeNull()
     api.firstTokenDelayMs = 0

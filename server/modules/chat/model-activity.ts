@@ -9,6 +9,14 @@ import type { ModelConfig } from '#server/modules/models/models.ts'
  * A summary model on another endpoint (SUMMARY_MODEL) never meets a reply and never yields.
  */
 
+/**
+ * How long a reply waits after aborting a summary: the summary's connection is closed at once, but
+ * llama.cpp notices a closed connection of a waiting request only when it next polls (each second)
+ * and frees the summary's share of a shared KV cache then. Sent earlier, the reply can be refused
+ * ("Context size has been exceeded"), which is what issue 18 saw.
+ */
+export const YIELD_GRACE_MS = 1_500
+
 /** The summary gave way to a user's reply; the job runs again a little later. */
 export class SummaryYielded extends Error {
   override name = 'SummaryYielded'
@@ -20,8 +28,8 @@ const keyOf = (model: Endpoint) => `${model.baseUrl.replace(/\/+$/, '')}\n${mode
 export function createModelActivity() {
   /** Replies being written, per endpoint. */
   const replies = new Map<string, number>()
-  /** Summaries running, per endpoint, each with the controller that makes it yield. */
-  const summaries = new Map<string, Set<AbortController>>()
+  /** Summaries running, per endpoint: the controller that makes each yield, and its end. */
+  const summaries = new Map<string, Set<{ controller: AbortController; ended: Promise<unknown> }>>()
 
   return {
     /** True while a reply is being written on this endpoint. */
@@ -29,20 +37,27 @@ export function createModelActivity() {
 
     /**
      * A user's reply starts on `model`: the summaries running there are aborted (they re-queue).
-     * Returns the function to call when the reply is done.
+     * `ready` resolves when the server has let go of them (at once when none ran); `end` is called
+     * when the reply is done.
      */
-    replyStarted(model: Endpoint): () => void {
+    replyStarted(model: Endpoint, graceMs = YIELD_GRACE_MS): { ready: Promise<void>; end: () => void } {
       const key = keyOf(model)
       replies.set(key, (replies.get(key) ?? 0) + 1)
-      for (const controller of summaries.get(key) ?? []) controller.abort(new SummaryYielded('a reply started'))
+      const aborted = [...(summaries.get(key) ?? [])]
+      for (const { controller } of aborted) controller.abort(new SummaryYielded('a reply started'))
+      const ready =
+        aborted.length === 0
+          ? Promise.resolve()
+          : Promise.allSettled(aborted.map((s) => s.ended)).then(() => new Promise<void>((r) => setTimeout(r, graceMs)))
       let ended = false
-      return () => {
+      const end = () => {
         if (ended) return
         ended = true
         const left = (replies.get(key) ?? 1) - 1
         if (left > 0) replies.set(key, left)
         else replies.delete(key)
       }
+      return { ready, end }
     },
 
     /**
@@ -59,14 +74,16 @@ export function createModelActivity() {
         running = new Set()
         summaries.set(key, running)
       }
-      running.add(controller)
+      const call = work(AbortSignal.any([signal, controller.signal]))
+      const entry = { controller, ended: call }
+      running.add(entry)
       try {
-        return await work(AbortSignal.any([signal, controller.signal]))
+        return await call
       } catch (error) {
         if (controller.signal.aborted) throw new SummaryYielded('a reply started', { cause: error })
         throw error
       } finally {
-        running.delete(controller)
+        running.delete(entry)
         if (running.size === 0) summaries.delete(key)
       }
     },
