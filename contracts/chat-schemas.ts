@@ -9,6 +9,7 @@ import {
   MODEL_FAILURE_REASONS,
   SESSIONS_PAGE_SIZE_DEFAULT,
   SESSIONS_PAGE_SIZE_MAX,
+  SUMMARY_FAILURE_CODES,
 } from './chat.ts'
 
 // zod schemas of the chat API, for the server, the OpenAPI document and the chat page. Kept apart
@@ -100,6 +101,18 @@ export const memorySchema = z.object({
   /** Messages up to this id have been summarised into the note by the model. */
   coversThroughMessageId: z.number().int().nullable(),
   updatedAt: z.string().nullable(),
+  /**
+   * Summaries keep failing (SUMMARY_NOTICE_FAILURES in a row or more): since when, why, and whether
+   * they were given up until the next reply (ADR 034). null: memory is updating.
+   */
+  summaryProblem: z
+    .object({
+      failures: z.number().int(),
+      lastFailedAt: z.string(),
+      code: z.enum(SUMMARY_FAILURE_CODES),
+      gaveUp: z.boolean(),
+    })
+    .nullable(),
 })
 
 export const chatSessionSummarySchema = z.object({

@@ -81,6 +81,17 @@ export const MODEL_FAILURE_REASONS = [
 export type ModelFailureReason = (typeof MODEL_FAILURE_REASONS)[number]
 
 /**
+ * Why a memory summary failed (ADR 034): what the provider's refusal means, or `timeout`. Stored on
+ * the session; the memory panel names it.
+ */
+export const SUMMARY_FAILURE_CODES = [...MODEL_FAILURE_REASONS, 'timeout'] as const
+export type SummaryFailureCode = (typeof SUMMARY_FAILURE_CODES)[number]
+/** The memory panel shows a notice once this many summaries failed in a row. */
+export const SUMMARY_NOTICE_FAILURES = 2
+/** Asking for a failed summary again ("Try again") is limited per user. */
+export const CHAT_SUMMARY_RETRY_LIMIT = { max: 10, windowMs: 10 * 60_000 } as const
+
+/**
  * The error code of a failed reply, by what the provider's refusal means (ADR 031). Each has its
  * localized message (`apiErrors` in locales/<locale>/common.json); `retryable` says whether a retry
  * can help. Other failures (timeouts, cut streams, unknown provider errors) stay MODEL_ERROR.

@@ -47,6 +47,8 @@ const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: z.string().trim().min(1).default('llama3.2'),
   MODELS_FILE: optionalString,
+  // The model memory summaries run on: an id of MODELS_FILE (or LLM_MODEL) (ADR 034).
+  SUMMARY_MODEL: optionalString,
   // Streaming limits (ADR 031): the first token (queueing included), the pause between tokens,
   // and a generous cap on the whole call as a safety net.
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
@@ -111,6 +113,8 @@ export type Config = Readonly<{
     apiKey: string | undefined
     model: string
     modelsFile: string | undefined
+    /** The model id memory summaries run on (SUMMARY_MODEL); absent: the first free model. */
+    summaryModel: string | undefined
     /** Cap on one model call, first byte to last chunk: a safety net (ADR 031). */
     timeoutMs: number
     /** Streaming: the longest wait for the first token, a queued request's wait included. */
@@ -237,6 +241,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       apiKey: env.LLM_API_KEY,
       model: env.LLM_MODEL,
       modelsFile: env.MODELS_FILE,
+      summaryModel: env.SUMMARY_MODEL,
       timeoutMs: env.LLM_TIMEOUT_MS,
       firstTokenTimeoutMs: env.LLM_FIRST_TOKEN_TIMEOUT_MS,
       idleTimeoutMs: env.LLM_IDLE_TIMEOUT_MS,

@@ -43,3 +43,8 @@ export function formatWait(locale: Locale, seconds: number): string {
   const format = cached(`r|${locale}`, () => new Intl.RelativeTimeFormat(LOCALE_TAGS[locale], { numeric: 'always' }))
   return seconds <= 90 ? format.format(Math.ceil(seconds), 'second') : format.format(Math.ceil(seconds / 60), 'minute')
 }
+
+/** A moment (date and time) in the locale's own words, in the reader's time zone (client-only views). */
+export function formatDateTime(locale: Locale, date: Date | string): string {
+  return dateFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(date))
+}

@@ -162,6 +162,7 @@ export default function Chat() {
       />
       {memoryOpen && session ? (
         <MemoryPanel
+          locale={locale}
           sessionId={sessionId}
           memory={session.memory}
           onSaved={(memory) => chat.setSession({ ...session, memory })}

@@ -11,7 +11,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
-import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
+import type { MessageAuthor, MessageStatus, SummaryFailureCode } from '#contracts/chat.ts'
 import { roles } from './roles.ts'
 import { users } from './users.ts'
 
@@ -37,6 +37,11 @@ export const chatSessions = pgTable(
     /** Bumped by every write of the note, so a summary made from an older note never overwrites a newer one. */
     memoryVersion: integer('memory_version').notNull().default(0),
     memoryUpdatedAt: timestamp('memory_updated_at', { withTimezone: true }),
+    /** Memory summaries that failed in a row (ADR 034); 0 after one succeeds. */
+    summaryFailures: integer('summary_failures').notNull().default(0),
+    summaryFailedAt: timestamp('summary_failed_at', { withTimezone: true }),
+    /** Why the last one failed (contracts/chat.ts SUMMARY_FAILURE_CODES). */
+    summaryFailureCode: text('summary_failure_code').$type<SummaryFailureCode>(),
     lastMessagePreview: text('last_message_preview'),
     /**
      * The user's choices for this chat (ADR 033); null: the model's default. Clamped to the bounds

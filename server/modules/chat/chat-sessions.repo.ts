@@ -1,4 +1,5 @@
 import { and, count, eq, type SQL, sql } from 'drizzle-orm'
+import type { SummaryFailureCode } from '#contracts/chat.ts'
 import type { Db } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { roles } from '#db/schema/roles.ts'
@@ -183,6 +184,26 @@ export function createChatSessionsRepo(db: Db) {
         .where(eq(chatSessions.id, sessionId))
         .returning({ temperature: chatSessions.temperature, replyTokens: chatSessions.replyTokens })
       return row ?? null
+    },
+
+    /** A memory summary failed (ADR 034): one more in a row, when, and why. */
+    async recordSummaryFailure(sessionId: string, code: SummaryFailureCode) {
+      await db
+        .update(chatSessions)
+        .set({
+          summaryFailures: sql`${chatSessions.summaryFailures} + 1`,
+          summaryFailedAt: new Date(),
+          summaryFailureCode: code,
+        })
+        .where(eq(chatSessions.id, sessionId))
+    },
+
+    /** A memory summary succeeded: no failure in a row any more. */
+    async clearSummaryFailures(sessionId: string) {
+      await db
+        .update(chatSessions)
+        .set({ summaryFailures: 0, summaryFailedAt: null, summaryFailureCode: null })
+        .where(and(eq(chatSessions.id, sessionId), sql`${chatSessions.summaryFailures} > 0`))
     },
 
     async memoryOf(sessionId: string) {

@@ -10,6 +10,7 @@ import {
   CHAT_MEMORY_UPDATE_LIMIT,
   CHAT_SEND_LIMIT,
   CHAT_SETTINGS_UPDATE_LIMIT,
+  CHAT_SUMMARY_RETRY_LIMIT,
   type ChatStreamEventName,
 } from '#contracts/chat.ts'
 import {
@@ -524,6 +525,26 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
         await enforceLimit(kv, `chat-settings:user:${userOf(request)}`, CHAT_SETTINGS_UPDATE_LIMIT)
         const { sessionId, ...settings } = request.body
         return ok(await chat.updateSettings(userOf(request), sessionId, settings))
+      },
+    )
+
+    app.post(
+      '/session/memory/retry',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['chat'],
+          summary: 'Run the memory summary of a chat again now, after it failed (ADR 034)',
+          description:
+            'queued: false when no summary waits for the chat or one is running right now. Limited per user.',
+          security,
+          body: sessionRef,
+          response: { 200: okSchema(z.object({ queued: z.boolean(), memory: memorySchema })) },
+        },
+      },
+      async (request) => {
+        await enforceLimit(kv, `chat-summary-retry:user:${userOf(request)}`, CHAT_SUMMARY_RETRY_LIMIT)
+        return ok(await chat.retrySummary(userOf(request), request.body.sessionId))
       },
     )
   }

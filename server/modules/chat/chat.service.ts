@@ -5,6 +5,7 @@ import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
 import type { ChatRepo } from './chat.repo.ts'
 import { createGeneration, type StreamLimits } from './generation.ts'
 import { createMemorySummary } from './memory-summary.ts'
+import { createModelActivity } from './model-activity.ts'
 import { createChatSessions } from './sessions.ts'
 import { createSwipesEdits } from './swipes-edits.ts'
 import { createTurnPipeline } from './turn-pipeline.ts'
@@ -30,7 +31,7 @@ export type ChatDeps = {
   /** Model failures an operator should act on (the provider's own reason). Default: `log`. */
   warn?: ((info: Record<string, unknown>, msg: string) => void) | undefined
   /** Memory summaries run as durable jobs (ADR 017). */
-  jobs: Pick<JobQueue, 'enqueue'>
+  jobs: Pick<JobQueue, 'enqueue' | 'retryNow'>
 }
 
 /**
@@ -53,18 +54,22 @@ const HOLD_GRACE_MS = 5 * 60_000
 export function createChatService(deps: ChatDeps) {
   const { repo, entitlements, timeoutMs, log } = deps
   const slots = createTurnSlots()
+  const activity = createModelActivity()
   const memory = createMemorySummary({
     repo,
     summaryModel: entitlements.summaryModel,
     jobs: deps.jobs,
     slots,
+    activity,
     timeoutMs,
     log,
+    warn: deps.warn ?? log,
   })
   const generation = createGeneration({
     repo,
     diamonds: deps.diamonds,
     memory,
+    activity,
     timeoutMs,
     streamLimits: deps.streamLimits,
     log,
@@ -89,6 +94,16 @@ export function createChatService(deps: ChatDeps) {
     getMemory: sessions.getMemory,
     updateMemory: sessions.updateMemory,
     updateSettings: sessions.updateSettings,
+
+    /**
+     * "Try again" in the memory panel: the chat's failing summary runs now. False when its summaries
+     * are not failing, or none waits, or it runs right now.
+     */
+    async retrySummary(userId: string, sessionId: string) {
+      const session = await sessions.requireSession(sessionId, userId)
+      const queued = session.summaryFailures > 0 && (await memory.retryNow(sessionId))
+      return { queued, memory: await sessions.getMemory(userId, sessionId) }
+    },
 
     send: turns.send,
     regenerate: turns.regenerate,

@@ -1204,7 +1204,7 @@ describe('memory by plan', () => {
     await new Promise((r) => setTimeout(r, 100))
     expect(api.requests.filter((r) => !r.stream).length).toBe(summariesBefore)
     const detail = (await post(user, '/api/session', { sessionId })).json().data
-    expect(detail.memory).toEqual({ note: '', coversThroughMessageId: null, updatedAt: null })
+    expect(detail.memory).toEqual({ note: '', coversThroughMessageId: null, updatedAt: null, summaryProblem: null })
     expect(detail.plan).toEqual({ planId: 'pro', memoryK: 32, premiumModels: true })
   })
 

@@ -25,6 +25,7 @@ import {
 import { continuationMessages, createEchoStripper, joinContinuation } from './continuation.ts'
 import { type LoadedHistory, loadHistory } from './history.ts'
 import type { MemorySummary } from './memory-summary.ts'
+import type { ModelActivity } from './model-activity.ts'
 import { buildPrompt, contextWindow } from './prompt.ts'
 import type { Slot } from './turn-slots.ts'
 
@@ -53,6 +54,8 @@ export type GenerationDeps = {
   repo: Pick<ChatRepo, 'recentMessages' | 'storeReply' | 'extendReply'>
   diamonds: Pick<DiamondsService, 'balanceOf'>
   memory: Pick<MemorySummary, 'schedule'>
+  /** Replies being written per model endpoint: summaries there give way (ADR 034). */
+  activity?: Pick<ModelActivity, 'replyStarted'> | undefined
   /** Cap on each model call (LLM_TIMEOUT_MS), a safety net. */
   timeoutMs: number
   /** The limits that fit streaming (ADR 031): the first token, then the pause between tokens. */
@@ -97,7 +100,16 @@ export function timeLimitsOf(model: ModelConfig, timeoutMs: number, streamLimits
  * The end of every turn: build the prompt, ask the model, stream its text, store the reply (or what
  * came of it, as `interrupted`) and settle its price in the same transaction (ADR 009, ADR 024).
  */
-export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimits, log, warn = log }: GenerationDeps) {
+export function createGeneration({
+  repo,
+  diamonds,
+  memory,
+  activity,
+  timeoutMs,
+  streamLimits,
+  log,
+  warn = log,
+}: GenerationDeps) {
   async function resultOf(
     turn: Turn,
     reply: ChatMessageRow,
@@ -151,9 +163,21 @@ export function createGeneration({ repo, diamonds, memory, timeoutMs, streamLimi
 
   /**
    * Asks the model and stores what comes back. Runs inside the session's slot. `loaded`: the
-   * history, when the caller read it already.
+   * history, when the caller read it already. While it runs, the model's endpoint counts as busy:
+   * a memory summary there gives way (ADR 034).
    */
   async function generate(turn: Turn, loaded?: LoadedHistory): Promise<TurnOutcome> {
+    const started = activity?.replyStarted(turn.model)
+    try {
+      // A summary it interrupted has left the server first (model-activity.ts).
+      await started?.ready
+      return await generateReply(turn, loaded)
+    } finally {
+      started?.end()
+    }
+  }
+
+  async function generateReply(turn: Turn, loaded?: LoadedHistory): Promise<TurnOutcome> {
     const { session, model, plan, hooks, slot } = turn
     const sample = turn.userMessage?.content ?? session.lastMessagePreview ?? ''
     const fit = await modelContext(model, sample)

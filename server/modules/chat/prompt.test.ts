@@ -8,7 +8,6 @@ import {
   type HistoryMessage,
   replaceMacros,
   shapingReserve,
-  summaryPrompt,
   systemPromptOf,
   truncateToTokens,
 } from './prompt.ts'
@@ -256,19 +255,5 @@ describe('helpers', () => {
     expect(countTokens(cut)).toBeLessThanOrEqual(37)
     expect(countTokens(text.slice(0, cut.length + 5))).toBeGreaterThan(37)
     expect(truncateToTokens('short', 100)).toBe('short')
-  })
-
-  it('asks for a summary of the given messages with the names and the earlier note', () => {
-    const [system, user] = summaryPrompt({
-      characterName: 'Aria',
-      userName: 'Sam',
-      note: 'Sam boarded.',
-      messages: [
-        { author: 'user', content: 'Where to?' },
-        { author: 'assistant', content: 'North.' },
-      ],
-    })
-    expect(system?.content).toContain('between Sam and Aria')
-    expect(user?.content).toBe('Memory so far:\nSam boarded.\n\nNew messages:\nSam: Where to?\n\nAria: North.')
   })
 })

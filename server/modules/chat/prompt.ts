@@ -257,35 +257,3 @@ export function buildPrompt(input: PromptInput): Prompt {
     trimmed: picked.length < history.length || input.olderExist,
   }
 }
-
-/** Most a summary may be; the note is cut to MEMORY_NOTE_MAX_LENGTH characters anyway. */
-export const SUMMARY_MAX_TOKENS = 600
-
-/**
- * The request that folds messages which left the window into the memory note. The model rewrites
- * the whole note, so it stays one coherent text instead of a growing list of fragments.
- */
-export function summaryPrompt(input: {
-  characterName: string
-  userName: string
-  note: string
-  messages: readonly Pick<HistoryMessage, 'author' | 'content'>[]
-}): ChatMessage[] {
-  const names = { char: input.characterName, user: input.userName }
-  const transcript = input.messages
-    .map((m) => `${m.author === 'user' ? names.user : names.char}: ${m.content}`)
-    .join('\n\n')
-  return [
-    {
-      role: 'system',
-      content: replaceMacros(
-        'You keep the memory of a role-play between {{user}} and {{char}}. Rewrite the memory so that it also covers the new messages: who is who, what happened, facts learned, feelings, promises and open threads. Write in the third person and the past tense, in the language of the conversation, in at most 250 words. Answer with the memory text only.',
-        names,
-      ),
-    },
-    {
-      role: 'user',
-      content: `Memory so far:\n${input.note.trim() || '(nothing yet)'}\n\nNew messages:\n${transcript}`,
-    },
-  ]
-}

@@ -8,6 +8,7 @@ import { effectiveSettings, refusalOf, userBoundsOf } from '#server/modules/mode
 import type { ChatRepo, SessionView } from './chat.repo.ts'
 import { characterOf, invalidSession, summaryOf, toChatMessage, UUID, usageOf } from './chat-views.ts'
 import { loadHistory } from './history.ts'
+import { memoryView } from './memory-summary.ts'
 import { buildPrompt, contextWindow, replaceMacros } from './prompt.ts'
 import type { TurnSlots } from './turn-slots.ts'
 
@@ -52,11 +53,7 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
     return {
       ...summaryOf(session, adultOk),
       modelId: session.modelId,
-      memory: {
-        note: session.memoryNote,
-        coversThroughMessageId: session.memoryThroughId,
-        updatedAt: session.memoryUpdatedAt?.toISOString() ?? null,
-      },
+      memory: memoryView(session),
       settings: { temperature: session.temperature, replyTokens: session.replyTokens },
       context: usageOf(prompt, model, plan, window),
       plan: { planId: plan.planId, memoryK: plan.memoryK, premiumModels: plan.premiumModels },
@@ -64,12 +61,7 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
   }
 
   async function getMemory(userId: string, sessionId: string) {
-    const session = await requireSession(sessionId, userId)
-    return {
-      note: session.memoryNote,
-      coversThroughMessageId: session.memoryThroughId,
-      updatedAt: session.memoryUpdatedAt?.toISOString() ?? null,
-    }
+    return memoryView(await requireSession(sessionId, userId))
   }
 
   return {

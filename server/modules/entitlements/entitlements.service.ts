@@ -75,8 +75,11 @@ export function createEntitlements(deps: EntitlementsDeps) {
     /** An offered model that costs nothing. */
     isFreeModel: (modelId: string) => models.find(modelId)?.premium === false,
 
-    /** The model memory summaries use: the first free one (the platform pays for them), else the default. */
-    summaryModel: models.models.find((m) => !m.premium) ?? models.defaultModel,
+    /**
+     * The model memory summaries use: SUMMARY_MODEL's, else the first free one (the platform pays
+     * for them), else the default.
+     */
+    summaryModel: models.summaryModel ?? models.models.find((m) => !m.premium) ?? models.defaultModel,
 
     /**
      * What the one-statement free send (ADR 020) must know to store a message without asking

@@ -28,6 +28,19 @@ export class PermanentJobError extends Error {
   override name = 'PermanentJobError'
 }
 
+/**
+ * Not now: the job runs again after `delayMs`, the attempt not counted (a memory summary giving way
+ * to a user's reply on the same model, ADR 034).
+ */
+export class DeferJobError extends Error {
+  override name = 'DeferJobError'
+  readonly delayMs: number
+  constructor(delayMs: number, message = 'deferred', options?: ErrorOptions) {
+    super(message, options)
+    this.delayMs = delayMs
+  }
+}
+
 export type Job<K extends JobKind = JobKind> = {
   id: number
   kind: K
@@ -86,6 +99,12 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
     if (shutdown.signal.aborted) {
       // Cut short by shutdown: not the job's fault, back in the queue for the next worker at once.
       await repo.release(id, row.attempts, message)
+      return
+    }
+    if (error instanceof DeferJobError) {
+      const delay = Math.max(0, Math.round(error.delayMs))
+      await repo.defer(id, row.attempts, message, delay)
+      options.log({ jobId: id, kind: row.kind, retryInMs: delay, reason: error.message }, 'job deferred')
       return
     }
     const permanent = error instanceof PermanentJobError
@@ -217,6 +236,16 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
       await polling
       await Promise.allSettled([...running])
     },
+
+    /**
+     * The job with this key runs now: a waiting one is made due (not one running), else the newest
+     * that failed for good is queued again as new. False when there is none to run or it is running.
+     */
+    retryNow: (key: string) =>
+      repo.retryNow(key).then((queued) => {
+        if (queued) kick()
+        return queued
+      }),
 
     /** Jobs waiting or running, and those that failed for good, per kind. */
     counts: () => repo.counts(),

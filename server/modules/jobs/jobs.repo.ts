@@ -66,6 +66,35 @@ export function createJobsRepo(db: Db) {
          WHERE id = ${id} AND attempts = ${attempts}`)
     },
 
+    /** Not now (DeferJobError): runs again after `delayMs`, the attempt not counted. */
+    async defer(id: number, attempts: number, error: string, delayMs: number) {
+      await db.execute(sql`
+        UPDATE jobs SET locked_until = NULL, attempts = attempts - 1, last_error = ${error},
+                        run_at = now() + ${delayMs} * interval '1 millisecond'
+         WHERE id = ${id} AND attempts = ${attempts}`)
+    },
+
+    /** See JobQueue.retryNow. */
+    async retryNow(key: string): Promise<boolean> {
+      const waiting = rowsOf(
+        await db.execute(sql`
+          UPDATE jobs SET run_at = now()
+           WHERE key = ${key} AND failed_at IS NULL AND (locked_until IS NULL OR locked_until <= now())
+          RETURNING id`),
+      )
+      if (waiting.length > 0) return true
+      const again = rowsOf(
+        await db.execute(sql`
+          INSERT INTO jobs (kind, payload, key, run_at, max_attempts, lease_ms)
+          SELECT kind, payload, key, now(), max_attempts, lease_ms FROM jobs
+           WHERE key = ${key} AND failed_at IS NOT NULL
+           ORDER BY id DESC LIMIT 1
+          ON CONFLICT (key) WHERE failed_at IS NULL DO NOTHING
+          RETURNING id`),
+      )
+      return again.length > 0
+    },
+
     async retryLater(id: number, attempts: number, error: string, delayMs: number) {
       await db.execute(sql`
         UPDATE jobs SET locked_until = NULL, last_error = ${error},

@@ -62,6 +62,8 @@ export type ModelRegistry = Readonly<{
   models: readonly ModelConfig[]
   /** The first model: what a chat uses when it names none. */
   defaultModel: ModelConfig
+  /** SUMMARY_MODEL's model, when set: memory summaries run there (ADR 034). */
+  summaryModel?: ModelConfig | undefined
   /** The public view of every model, for the models list. */
   listPublic(): PublicModel[]
   /** The model with this id, or undefined. */
@@ -72,6 +74,7 @@ type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFil
   requireTls?: boolean
   /** LLM_TIMEOUT_MS: no model's own `timeoutMs` may exceed it (ADR 035). */
   timeoutMs?: number
+  summaryModel?: string | undefined
 }
 
 /**
@@ -316,9 +319,16 @@ export function loadModelRegistry(llm: LlmConfig): ModelRegistry {
   const [defaultModel] = models
   // Both sources give at least one model (the schema requires it); this keeps the type honest.
   if (!defaultModel) throw new ConfigError(['MODELS_FILE: no model'])
+  const summaryModel = llm.summaryModel ? byId.get(llm.summaryModel) : undefined
+  if (llm.summaryModel && !summaryModel) {
+    throw new ConfigError([
+      `SUMMARY_MODEL: "${llm.summaryModel}" is not a model id of ${llm.modelsFile ? 'MODELS_FILE' : 'LLM_MODEL'} (known: ${[...byId.keys()].join(', ')})`,
+    ])
+  }
   return Object.freeze({
     models: Object.freeze(models),
     defaultModel,
+    summaryModel,
     listPublic: () => models.map(toPublicModel),
     find: (id: string) => byId.get(id),
   })
