@@ -120,11 +120,13 @@ function MyChats() {
               className="size-8 shrink-0 rounded-full object-cover"
             />
             <span className="min-w-0">
-              <span className="block truncate text-sm font-medium text-zinc-100">
+              <span dir="auto" className="block truncate text-sm font-medium text-zinc-100">
                 {session.role?.name ?? t('nav.newChat')}
               </span>
               {session.lastMessage ? (
-                <span className="block truncate text-xs text-zinc-400">{session.lastMessage}</span>
+                <span dir="auto" className="block truncate text-xs text-zinc-400">
+                  {session.lastMessage}
+                </span>
               ) : null}
             </span>
           </NavLink>
