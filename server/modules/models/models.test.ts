@@ -362,6 +362,23 @@ describe('model registry', () => {
     )
   })
 
+  it('runs memory summaries on SUMMARY_MODEL when it names a model, and refuses an unknown id (ADR 034)', () => {
+    const file = modelsFile([free, { ...free, id: 'summariser', baseUrl: 'http://10.0.0.9:8080/v1' }])
+    const registry = loadModelRegistry({ ...llm, modelsFile: file, summaryModel: 'summariser' })
+    expect(registry.summaryModel?.id).toBe('summariser')
+    expect(registry.summaryModel?.baseUrl).toBe('http://10.0.0.9:8080/v1')
+    expect(loadModelRegistry({ ...llm, modelsFile: file }).summaryModel).toBeUndefined()
+    // Without MODELS_FILE the one model of LLM_MODEL is the only id there is.
+    expect(loadModelRegistry({ ...llm, summaryModel: 'llama3.2' }).summaryModel?.id).toBe('llama3.2')
+    for (const config of [
+      { ...llm, modelsFile: file, summaryModel: 'nope' },
+      { ...llm, summaryModel: 'gpt-4o' },
+    ]) {
+      expect(() => loadModelRegistry(config)).toThrow(ConfigError)
+      expect(() => loadModelRegistry(config)).toThrow(/SUMMARY_MODEL: ".+" is not a model id of (MODELS_FILE|LLM_MODEL)/)
+    }
+  })
+
   it('never shows a server path as a model name', () => {
     const fromPath = loadModelRegistry({ ...llm, model: '/models/Mistral-Nemo-Q4_K_M.gguf' })
     expect(fromPath.defaultModel.name).toBe('Mistral-Nemo Q4_K_M')
