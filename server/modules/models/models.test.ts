@@ -375,7 +375,9 @@ describe('model registry', () => {
       { ...llm, summaryModel: 'gpt-4o' },
     ]) {
       expect(() => loadModelRegistry(config)).toThrow(ConfigError)
-      expect(() => loadModelRegistry(config)).toThrow(/SUMMARY_MODEL: ".+" is not a model id of (MODELS_FILE|LLM_MODEL)/)
+      expect(() => loadModelRegistry(config)).toThrow(
+        /SUMMARY_MODEL: ".+" is not a model id of (MODELS_FILE|LLM_MODEL)/,
+      )
     }
   })
 

@@ -37,7 +37,9 @@ export function ChatHeader({
         className="size-11 rounded-full object-cover"
       />
       <div className="min-w-0 flex-1">
-        <h1 dir="auto" className="truncate text-lg font-semibold text-zinc-50">{name ?? t('loading')}</h1>
+        <h1 dir="auto" className="truncate text-lg font-semibold text-zinc-50">
+          {name ?? t('loading')}
+        </h1>
         <p className="flex items-center gap-1.5 text-xs text-zinc-400" data-testid="chat-status">
           <span aria-hidden="true" className={`size-2 rounded-full ${busy ? 'bg-amber-400' : 'bg-emerald-400'}`} />
           {busy ? t('status.typing') : t('status.online')}
