@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -12,7 +13,6 @@ import {
   startServer,
 } from './browser.ts'
 
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const leaver = { username: 'leaver', email: 'leaver@example.test', password: 'a kite over the dunes' }
 const arabic = { username: 'rawiya', email: 'rawiya@example.test', password: 'a lamp by the window' }
 const subscriber = { username: 'plenty', email: 'plenty@example.test', password: 'a boat in the reeds' }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linksIn, startSmtpServer } from '#tests/doubles/smtp.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -12,8 +13,6 @@ import {
   seriousA11yViolations,
   startServer,
 } from './browser.ts'
-
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 
 describe.skipIf(!chromiumPath)('accounts in a browser', () => {
   let server: RunningServer

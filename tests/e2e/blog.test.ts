@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type SmtpDouble, startSmtpServer } from '#tests/doubles/smtp.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -18,7 +19,6 @@ import {
 } from './browser.ts'
 
 const root = path.resolve(import.meta.dirname, '..', '..')
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const OPERATOR = 'operator@example.test'
 const strings = (locale: string, ns: string) =>
   JSON.parse(readFileSync(path.join(root, 'locales', locale, `${ns}.json`), 'utf8'))

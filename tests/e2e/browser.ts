@@ -158,3 +158,24 @@ export const PERSON_USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36'
 
 export const screenshotDir = path.join(root, 'tests', 'e2e', 'screenshots')
+
+/** True once React has hydrated the page (its root container is on `document`). */
+export const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
+
+/** Logs in through the login page (English labels) and waits for the signed-in header. */
+export async function logIn(page: Page, serverUrl: string, user: { email: string; password: string }) {
+  await page.goto(`${serverUrl}/login`)
+  await page.waitForFunction(HYDRATED)
+  await page.getByLabel('E-mail').fill(user.email)
+  await page.getByLabel('Password').fill(user.password)
+  await page.getByRole('button', { name: 'Log in' }).click()
+  await page.getByRole('button', { name: 'Logout' }).waitFor()
+}
+
+/** Starts a chat from a character's page and waits for the chat's own address (not /chat/new). */
+export async function startChat(page: Page, serverUrl: string, roleId: string) {
+  await page.goto(`${serverUrl}/characters/${roleId}`)
+  await page.waitForFunction(HYDRATED)
+  await page.getByRole('link', { name: 'Start Chat' }).first().click()
+  await page.waitForURL((url) => /\/chat\/[^/]+$/.test(url.pathname) && !url.pathname.endsWith('/new'))
+}

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RoleList } from '#contracts/catalogue.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -13,7 +14,6 @@ import {
   startServer,
 } from './browser.ts'
 
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const strings = (locale: string, ns: string) =>
   JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', '..', 'locales', locale, `${ns}.json`), 'utf8'))
 

@@ -7,6 +7,7 @@ import { importCard } from '#server/modules/cards/import-card.ts'
 import { cardPng, v2Card } from '#tests/factories/card-files.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -16,7 +17,6 @@ import {
 } from './browser.ts'
 
 const localesDir = path.resolve(import.meta.dirname, '..', '..', 'locales')
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const creator = { username: 'mapmaker', email: 'mapmaker@example.test', password: 'a compass under the stairs' }
 
 async function avatarPng(): Promise<Buffer> {

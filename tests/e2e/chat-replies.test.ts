@@ -8,6 +8,7 @@ import enCommon from '#locales/en/common.json' with { type: 'json' }
 import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -19,7 +20,6 @@ import {
 // Issue 18 on the chat page (ADR 032): the model's thinking, cut replies and Continue, Retry that
 // fits the failure, a stranded message's Retry, and the notice when no model server answers. Each
 // runs in English and in Arabic (right to left), with the words of each locale's files.
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const chatter = { username: 'replier', email: 'replier@example.test', password: 'a lantern over the harbour' }
 const LOCALES = {
   en: { chat: enChat, common: enCommon, prefix: '' },

@@ -4,11 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
+  logIn,
   PERSON_USER_AGENT,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
+  startChat,
   startServer,
 } from './browser.ts'
 
@@ -16,7 +19,6 @@ import {
 // length within the bounds of the model (here the single LLM_* model: the defaults), and the
 // next reply is asked with them.
 
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const tuner = { username: 'tuner', email: 'tuner@example.test', password: 'a lantern over the harbour' }
 
 describe.skipIf(!chromiumPath)('chat settings in a browser', () => {
@@ -57,17 +59,8 @@ describe.skipIf(!chromiumPath)('chat settings in a browser', () => {
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
 
-    await page.goto(`${server.url}/login`)
-    await page.waitForFunction(HYDRATED)
-    await page.getByLabel('E-mail').fill(tuner.email)
-    await page.getByLabel('Password').fill(tuner.password)
-    await page.getByRole('button', { name: 'Log in' }).click()
-    await page.getByRole('button', { name: 'Logout' }).waitFor()
-    await page.goto(`${server.url}/characters/${role?.roleId}`)
-    await page.waitForFunction(HYDRATED)
-    await page.getByRole('link', { name: 'Start Chat' }).first().click()
-    // chat/new starts the chat, then moves to its own address.
-    await page.waitForURL((url) => /\/chat\/[^/]+$/.test(url.pathname) && !url.pathname.endsWith('/new'))
+    await logIn(page, server.url, tuner)
+    await startChat(page, server.url, role?.roleId ?? '')
     const chatPath = new URL(page.url()).pathname
 
     // The dialog shows the model's bounds (Intl-formatted) and the model's default in use.

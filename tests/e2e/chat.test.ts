@@ -4,15 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
+  logIn,
   PERSON_USER_AGENT,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
+  startChat,
   startServer,
 } from './browser.ts'
 
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const chatter = { username: 'chatter', email: 'chatter@example.test', password: 'a lantern over the harbour' }
 
 describe.skipIf(!chromiumPath)('chat in a browser', () => {
@@ -48,17 +50,8 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
 
-    await page.goto(`${server.url}/login`)
-    await page.waitForFunction(HYDRATED)
-    await page.getByLabel('E-mail').fill(chatter.email)
-    await page.getByLabel('Password').fill(chatter.password)
-    await page.getByRole('button', { name: 'Log in' }).click()
-    await page.getByRole('button', { name: 'Logout' }).waitFor()
-
-    await page.goto(`${server.url}/characters/${role?.roleId}`)
-    await page.waitForFunction(HYDRATED)
-    await page.getByRole('link', { name: 'Start Chat' }).first().click()
-    await page.waitForURL(/\/chat\/[^/]+$/)
+    await logIn(page, server.url, chatter)
+    await startChat(page, server.url, role?.roleId ?? '')
     await page.getByRole('heading', { level: 1, name: role?.name }).waitFor()
     // The new chat is at the top of My Chats.
     await page

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LOCALE_TAGS, LOCALES, localizePath } from '#contracts/locales.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -13,7 +14,6 @@ import {
 } from './browser.ts'
 
 const localesDir = path.resolve(import.meta.dirname, '..', '..', 'locales')
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 
 describe.skipIf(!chromiumPath)('languages in a browser', () => {
   let server: RunningServer

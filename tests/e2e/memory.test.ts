@@ -5,15 +5,17 @@ import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.
 import { writeModelsFile } from '#tests/helpers/chat.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
+  logIn,
   PERSON_USER_AGENT,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
+  startChat,
   startServer,
 } from './browser.ts'
 
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const rememberer = { username: 'rememberer', email: 'rememberer@example.test', password: 'a lantern over the harbour' }
 /** About 800 tokens: four of them with their replies no longer fit the free plan's 4K memory. */
 const LONG = `${'The storm rolled in from the north and the harbour lights went out one by one. '.repeat(48).trim()}`
@@ -57,16 +59,8 @@ describe.skipIf(!chromiumPath)('memory panel in a browser', () => {
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
 
-    await page.goto(`${server.url}/login`)
-    await page.waitForFunction(HYDRATED)
-    await page.getByLabel('E-mail').fill(rememberer.email)
-    await page.getByLabel('Password').fill(rememberer.password)
-    await page.getByRole('button', { name: 'Log in' }).click()
-    await page.getByRole('button', { name: 'Logout' }).waitFor()
-    await page.goto(`${server.url}/characters/${role?.roleId}`)
-    await page.waitForFunction(HYDRATED)
-    await page.getByRole('link', { name: 'Start Chat' }).first().click()
-    await page.waitForURL(/\/chat\/[^/]+$/)
+    await logIn(page, server.url, rememberer)
+    await startChat(page, server.url, role?.roleId ?? '')
 
     // A conversation longer than the free plan's memory: the oldest messages are to be summarised.
     for (let i = 1; i <= 5; i++) {

@@ -3,6 +3,7 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -11,7 +12,6 @@ import {
   startServer,
 } from './browser.ts'
 
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const buyer = { username: 'buyer', email: 'buyer@example.test', password: 'a lantern over the harbour' }
 const arabicBuyer = {
   username: 'arabicbuyer',
