@@ -63,6 +63,7 @@ export type ErrorDetailsByCode = {
   MODEL_OVERLOADED: ReplyFailure
   MODEL_TEMPLATE_REFUSED: ReplyFailure
   MODEL_REPLY_ONLY_REASONING: ReplyFailure
+  MODEL_PREPARING: ReplyFailure
   SERVICE_UNAVAILABLE: ReplyFailure | undefined
   INVALID_CARD: CardProblem
   /** A chat setting outside the bounds of the chat's model (ADR 033). */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CHAT_PROVIDER_KINDS, CHAT_PROVIDER_STATES } from './chat.ts'
 
 // zod schemas of the API envelope, for the server and for forms. Kept apart from `api.ts` so a
 // page that only needs the constants does not ship zod.
@@ -23,4 +24,14 @@ export const readinessResponse = z.object({
   checks: z.record(z.string(), z.enum(['ok', 'failed'])),
   /** Each model's server, by model id: reported, never failing readiness (ADR 031). */
   models: z.record(z.string(), z.enum(MODEL_HEALTH_STATUSES)).optional(),
+  /** What serves chat (ADR 037): reported, never failing readiness; `model` names the embedded model's file. */
+  chatProvider: z
+    .object({
+      kind: z.enum(CHAT_PROVIDER_KINDS),
+      state: z.enum(CHAT_PROVIDER_STATES),
+      percent: z.number().nullable(),
+      failure: z.string().nullable(),
+      model: z.string().optional(),
+    })
+    .optional(),
 })

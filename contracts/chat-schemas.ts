@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import {
+  CHAT_PROVIDER_KINDS,
+  CHAT_PROVIDER_STATES,
   MEMORY_NOTE_MAX_LENGTH,
   MESSAGE_AUTHORS,
   MESSAGE_STATUSES,
@@ -48,6 +50,14 @@ export const publicModelSchema = z.object({
   /** What a user may set per chat (ADR 033); null: the operator forbids changing it. */
   userSettings: z.object({ temperature: settingBoundsSchema.nullable(), replyTokens: settingBoundsSchema.nullable() }),
 })
+/** What serves chat and whether it is ready (ADR 037): no paths, no hints. */
+export const chatProviderSchema = z.object({
+  kind: z.enum(CHAT_PROVIDER_KINDS),
+  state: z.enum(CHAT_PROVIDER_STATES),
+  percent: z.number().min(0).max(100).nullable(),
+  failure: z.string().nullable(),
+})
+
 export const modelListSchema = z.object({
   models: z.array(publicModelSchema),
   defaultModelId: z.string(),
@@ -57,6 +67,7 @@ export const modelListSchema = z.object({
    */
   reachable: z.record(z.string(), z.boolean()),
   anyReachable: z.boolean(),
+  chatProvider: chatProviderSchema,
 })
 
 export const chatMessageSchema = z.object({

@@ -76,6 +76,8 @@ export const MODEL_FAILURE_REASONS = [
   'template_refused',
   // Not a refusal: the model's whole reply was reasoning (a think block it never closed).
   'reasoning_only',
+  // Not a refusal: the embedded model is still being downloaded or loaded (ADR 037).
+  'preparing',
   'other',
 ] as const
 export type ModelFailureReason = (typeof MODEL_FAILURE_REASONS)[number]
@@ -105,9 +107,26 @@ export const MODEL_FAILURE_CODES = {
   overloaded: 'MODEL_OVERLOADED',
   template_refused: 'MODEL_TEMPLATE_REFUSED',
   reasoning_only: 'MODEL_REPLY_ONLY_REASONING',
+  preparing: 'MODEL_PREPARING',
   other: 'MODEL_ERROR',
 } as const
 export type ModelFailureCode = (typeof MODEL_FAILURE_CODES)[keyof typeof MODEL_FAILURE_CODES]
+
+/**
+ * What serves chat (ADR 037): the model running in this process (`embedded`, downloaded on the
+ * first start) or model servers over HTTP. `downloading` and `loading` mean the chat is being
+ * prepared: replies fail with MODEL_PREPARING until it is `ready`.
+ */
+export const CHAT_PROVIDER_KINDS = ['embedded', 'http'] as const
+export const CHAT_PROVIDER_STATES = ['downloading', 'loading', 'ready', 'failed'] as const
+export type ChatProvider = {
+  kind: (typeof CHAT_PROVIDER_KINDS)[number]
+  state: (typeof CHAT_PROVIDER_STATES)[number]
+  /** The download's progress, 0 to 100, while `downloading` (null when its size is unknown). */
+  percent: number | null
+  /** Why it is `failed`: offline, disk_full, checksum, not_found, http, or the provider's own code. */
+  failure: string | null
+}
 
 /** How the message length bound counts: characters as people see them, not UTF-16 units. */
 export function messageLength(text: string): number {

@@ -271,6 +271,7 @@ describe('readiness when the database is gone', () => {
         status: 'unavailable',
         checks: expect.objectContaining({ database: 'failed' }),
         models: expect.any(Object),
+        chatProvider: expect.objectContaining({ kind: 'http' }),
       })
       // Liveness is about the process, not its dependencies.
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200)

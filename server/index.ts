@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '#server/config.ts'
 import { seedDemo } from '#server/demo-content.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 import { readPlansFile } from '#server/modules/entitlements/plans-file.ts'
+import { logChatProvider } from '#server/modules/models/chat-provider-log.ts'
 import { loadModelRegistry } from '#server/modules/models/models.ts'
 
 const SHUTDOWN_GRACE_MS = 25_000
@@ -109,6 +110,8 @@ async function main() {
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
 
+  let stopChatProviderLog = () => {}
+  app.addHook('onClose', async () => stopChatProviderLog())
   await app.listen({ port: config.port, host: config.host })
   queueHourly()
   // The holds of replies cut off when the last process died are refunded as soon as they are surely
@@ -118,6 +121,8 @@ async function main() {
     .enqueue('stale-holds', {}, { key: 'stale-holds:after-start', runAt: afterDeadline })
     .catch((err: unknown) => app.log.error({ err }, 'stale-holds job could not be queued'))
   app.log.info({ url: config.publicUrl, database: database.kind, cache: kv.kind, env: config.env }, 'ready')
+  // Which provider and model serve chat, and (embedded) each change of its state (ADR 037).
+  stopChatProviderLog = logChatProvider({ registry: app.services.models, embedded: app.embeddedModel, log: app.log })
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import { Composer } from '#app/features/chat/components/composer.tsx'
 import { ConnectionErrorDialog } from '#app/features/chat/components/connection-error-dialog.tsx'
 import { MemoryPanel } from '#app/features/chat/components/memory-panel.tsx'
 import { MessageList } from '#app/features/chat/components/message-list.tsx'
+import { ModelPreparingNotice } from '#app/features/chat/components/model-preparing-notice.tsx'
 import { useChatSession } from '#app/features/chat/hooks/use-chat-session.ts'
 import { useFollowScroll } from '#app/features/chat/hooks/use-follow-scroll.ts'
 import { useMessageActions } from '#app/features/chat/hooks/use-message-actions.ts'
@@ -135,7 +136,9 @@ export default function Chat() {
         onEdit={actions.edit}
         onDelete={actions.remove}
       />
-      {chat.anyReachable ? null : (
+      {chat.chatProvider?.kind === 'embedded' ? (
+        <ModelPreparingNotice locale={locale} provider={chat.chatProvider} />
+      ) : chat.anyReachable ? null : (
         <p
           className="mx-2 mb-2 flex items-start gap-2 rounded-xl border border-amber-700/60 bg-amber-950/40 px-3 py-2 text-sm text-amber-200"
           data-testid="no-model-notice"

@@ -1,6 +1,13 @@
 import { ApiError, api, apiStream } from '#app/lib/http.ts'
 import { CHAT_STREAM_IDLE_LIMIT_MS } from '#contracts/api.ts'
-import type { ChatMessage, ChatReply, ChatSessionDetail, ChatStreamEvent, PublicModel } from '#contracts/chat.ts'
+import type {
+  ChatMessage,
+  ChatProvider,
+  ChatReply,
+  ChatSessionDetail,
+  ChatStreamEvent,
+  PublicModel,
+} from '#contracts/chat.ts'
 
 export type CreatedSession = ChatSessionDetail & { firstMessage: ChatMessage | null }
 export type MessagePage = { items: ChatMessage[]; nextBefore: number | null; total: number }
@@ -17,9 +24,13 @@ export const getSession = (sessionId: string, chatModelId?: string) =>
 export const getMessages = (sessionId: string, before?: number) =>
   api<MessagePage>('/messages', { method: 'POST', body: { sessionId, before, limit: 50 } })
 export const getModels = () =>
-  api<{ models: PublicModel[]; defaultModelId: string; reachable: Record<string, boolean>; anyReachable: boolean }>(
-    '/models',
-  )
+  api<{
+    models: PublicModel[]
+    defaultModelId: string
+    reachable: Record<string, boolean>
+    anyReachable: boolean
+    chatProvider: ChatProvider
+  }>('/models')
 export const stopReply = (sessionId: string) =>
   api<{ stopped: boolean }>('/chat/stop', { method: 'POST', body: { sessionId } })
 export const getSwipes = (sessionId: string, messageId: number) =>

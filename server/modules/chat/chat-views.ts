@@ -125,6 +125,7 @@ const REASON_MESSAGES: Record<Exclude<ModelFailureReason, 'other'>, string> = {
   overloaded: 'The model server is overloaded.',
   template_refused: "The model's chat template refused this conversation.",
   reasoning_only: 'The model only thought and wrote no reply.',
+  preparing: 'The model is being prepared (downloaded or loaded).',
 }
 
 export function failureMessage(error: LlmError): string {

@@ -543,6 +543,26 @@ describe('sending', () => {
     expect(lastStreamed()?.messages.at(-1)).toEqual({ role: 'user', content: 'Are you still there?' })
   })
 
+  it('a reply while the embedded model is being prepared fails with MODEL_PREPARING, retryable, the message kept (ADR 037)', async () => {
+    const { user, sessionId } = await newChat()
+    api.failWith(503, { error: { type: 'model_preparing', message: 'The model is being prepared', percent: 42 } })
+    const { events } = await stream(user, '/api/chat/stream', { sessionId, message: 'Are you awake?' })
+    expect(eventOf(events, 'error')?.data).toMatchObject({
+      code: 'MODEL_PREPARING',
+      kind: 'provider',
+      reason: 'preparing',
+      retryable: true,
+      partialKept: false,
+    })
+    expect((await messagesOf(user, sessionId)).map((m) => [m.author, m.content])).toContainEqual([
+      'user',
+      'Are you awake?',
+    ])
+    // Once it is ready the same message gets its reply.
+    const retry = await post(user, '/api/chat/regenerate', { sessionId })
+    expect(retry.json().data.reply).toMatchObject({ content: REPLY, status: 'complete' })
+  })
+
   it('times out a model that stalls (504), keeping the message', async () => {
     const { user, sessionId } = await newChat()
     api.stall()

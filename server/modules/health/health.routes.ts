@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { healthResponse, readinessResponse } from '#contracts/api-schemas.ts'
+import { chatProviderOf } from '#server/modules/models/embedded/status.ts'
 import type { ModelHealth } from './model-health.ts'
 
 /**
@@ -7,7 +8,7 @@ import type { ModelHealth } from './model-health.ts'
  * (not the API envelope) because probes read the status code, and they stay outside `/api`.
  */
 export const healthRoutes =
-  (modelHealth: Pick<ModelHealth, 'statuses'>): FastifyPluginAsyncZod =>
+  (modelHealth: Pick<ModelHealth, 'statuses' | 'anyReachable'>): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/healthz',
@@ -48,7 +49,16 @@ export const healthRoutes =
         // A model server down is reported, not a reason to take this instance out of service: the
         // site, accounts and payments still work, and the chat says the model is unreachable (ADR 031).
         const models = modelHealth.statuses()
-        return reply.status(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks, models })
+        // The embedded model being downloaded or loaded is reported the same way (ADR 037): the
+        // instance serves every page meanwhile, and the chat says the model is being prepared.
+        const embedded = app.embeddedModel
+        const chatProvider = {
+          ...chatProviderOf(embedded, modelHealth.anyReachable()),
+          ...(embedded ? { model: embedded.status().displayName } : {}),
+        }
+        return reply
+          .status(ready ? 200 : 503)
+          .send({ status: ready ? 'ok' : 'unavailable', checks, models, chatProvider })
       },
     )
   }

@@ -21,6 +21,8 @@ export const RETRYABLE: Record<ModelFailureReason, boolean> = {
   template_refused: false,
   // A thinking model may close its think block next time; a longer reply length helps too.
   reasoning_only: true,
+  // The embedded model is being downloaded or loaded: the same message works once it is ready.
+  preparing: true,
   other: true,
 }
 
@@ -39,6 +41,8 @@ export const OPERATOR_HINTS: Record<ModelFailureReason, string> = {
     "the model's chat template refused the messages: check the template (llama.cpp --chat-template-file) and the prompt style",
   reasoning_only:
     'the reply was only reasoning (a <think> block not closed within the reply length): raise maxReplyTokens, or turn thinking off (reasoningOff in MODELS_FILE, llama.cpp --reasoning off or --reasoning-budget 0 where the template has a switch; DeepSeek-R1 templates have none)',
+  preparing:
+    'the embedded model is still being downloaded or loaded (see the download progress in the log); GET /readyz shows its state',
   other: 'the model server failed: see its own log',
 }
 
@@ -70,6 +74,8 @@ export function classifyFailure(error: unknown): Classified {
   if (/maximum context length|context (size|window|length)/i.test(message) && error.status === 400) {
     return { reason: 'context_too_long' }
   }
+  // The embedded provider while its model is downloaded or loaded (ADR 037): 503 {error: {type: model_preparing}}.
+  if (error.status === 503 && type === 'model_preparing') return { reason: 'preparing' }
   switch (error.status) {
     case 401:
     case 403:

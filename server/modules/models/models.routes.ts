@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { modelListSchema } from '#contracts/chat-schemas.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import type { ModelHealth } from '#server/modules/health/model-health.ts'
+import { chatProviderOf } from './embedded/status.ts'
 import type { ModelRegistry } from './models.ts'
 
 export function modelsRoutes(
@@ -19,8 +20,11 @@ export function modelsRoutes(
         },
       },
       async (_request, reply) => {
-        // A minute: the model servers are checked every minute.
-        reply.header('cache-control', 'public, max-age=60')
+        const chatProvider = chatProviderOf(app.embeddedModel, health.anyReachable())
+        // A minute: the model servers are checked every minute. While the embedded model is being
+        // prepared the chat page polls this for its progress: not kept then (ADR 037).
+        const preparing = chatProvider.kind === 'embedded' && chatProvider.state !== 'ready'
+        reply.header('cache-control', preparing ? 'no-store' : 'public, max-age=60')
         const statuses = health.statuses()
         return ok({
           models: registry.listPublic(),
@@ -30,6 +34,7 @@ export function modelsRoutes(
             registry.models.map((m) => [m.id, statuses[m.id] === 'ok' || statuses[m.id] === 'unknown']),
           ),
           anyReachable: health.anyReachable(),
+          chatProvider,
         })
       },
     )

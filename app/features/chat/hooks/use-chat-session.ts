@@ -1,6 +1,6 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react'
 import { getMessages, getModels, getSession } from '#app/features/chat/api.ts'
-import type { ChatMessage, ChatSessionDetail, PublicModel } from '#contracts/chat.ts'
+import type { ChatMessage, ChatProvider, ChatSessionDetail, PublicModel } from '#contracts/chat.ts'
 
 export type ChatSession = {
   session: ChatSessionDetail | null
@@ -15,6 +15,8 @@ export type ChatSession = {
   models: PublicModel[]
   /** False when /api/models says no model server can be reached right now (ADR 031). */
   anyReachable: boolean
+  /** What serves chat; while the embedded model is being prepared, read again every few seconds (ADR 037). */
+  chatProvider: ChatProvider | null
   /** Asks /api/models again whether any model server can be reached (after a failed reply). */
   checkReachable: () => Promise<void>
   modelId: string
@@ -33,6 +35,7 @@ export function useChatSession(sessionId: string): ChatSession {
   const [loadFailure, setLoadFailure] = useState<{ error: unknown } | null>(null)
   const [models, setModels] = useState<PublicModel[]>([])
   const [anyReachable, setAnyReachable] = useState(true)
+  const [chatProvider, setChatProvider] = useState<ChatProvider | null>(null)
   const [modelId, setModelId] = useState('')
 
   const reload = useCallback(async () => {
@@ -53,6 +56,7 @@ export function useChatSession(sessionId: string): ChatSession {
         if (cancelled) return
         setModels(list.models)
         setAnyReachable(list.anyReachable)
+        setChatProvider(list.chatProvider)
         setModelId(detail.modelId ?? list.defaultModelId)
       },
       (error: unknown) => {
@@ -66,11 +70,22 @@ export function useChatSession(sessionId: string): ChatSession {
 
   const checkReachable = useCallback(async () => {
     try {
-      setAnyReachable((await getModels()).anyReachable)
+      const list = await getModels()
+      setAnyReachable(list.anyReachable)
+      setChatProvider(list.chatProvider)
     } catch {
       // The notice stays as it was; the failure itself is already shown.
     }
   }, [])
+
+  // The preparing notice follows the download: every few seconds while it runs, every half minute
+  // after a failure (the server tries again, or the operator places the file), never once ready.
+  const preparingState = chatProvider?.kind === 'embedded' ? chatProvider.state : 'ready'
+  useEffect(() => {
+    if (preparingState === 'ready') return
+    const timer = setInterval(() => void checkReachable(), preparingState === 'failed' ? 30_000 : 3_000)
+    return () => clearInterval(timer)
+  }, [preparingState, checkReachable])
 
   const loadEarlier = async () => {
     if (nextBefore === null) return
@@ -88,6 +103,7 @@ export function useChatSession(sessionId: string): ChatSession {
     loadFailure,
     models,
     anyReachable,
+    chatProvider,
     checkReachable,
     modelId,
     setModelId,

@@ -136,7 +136,9 @@ export function useStreamingReply(options: Options): StreamingReply {
           const { reply } = event.data
           keep(reply)
           if (reply) setMessages((list) => withMessage(list, reply))
-          setProblem(failedReplyProblem(t, tCommon, locale, event.data))
+          // The model being prepared is no error to dismiss: the page's notice shows its progress
+          // and the stranded message keeps its Retry (ADR 037).
+          if (event.data.code !== 'MODEL_PREPARING') setProblem(failedReplyProblem(t, tCommon, locale, event.data))
           onFailure()
           return
         }
