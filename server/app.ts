@@ -22,6 +22,7 @@ import { healthRoutes } from '#server/modules/health/health.routes.ts'
 import { imagesRoutes } from '#server/modules/images/images.routes.ts'
 import type { JobQueueOptions } from '#server/modules/jobs/job-queue.ts'
 import { contactRoutes } from '#server/modules/links/contact.routes.ts'
+import type { EmbeddedModelStatus } from '#server/modules/models/embedded/provider.ts'
 import { modelsRoutes } from '#server/modules/models/models.routes.ts'
 import { paymentsRoutes } from '#server/modules/payments/payments.routes.ts'
 import { webhookRoutes } from '#server/modules/payments/webhooks.routes.ts'
@@ -42,6 +43,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     services: Services
+    /** The embedded model's state (ADR 036); undefined when chat runs on a model server. */
+    embeddedModel: { status(): EmbeddedModelStatus } | undefined
   }
 }
 
@@ -138,6 +141,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     plansFile: options.plansFile,
   })
   app.addHook('onClose', async () => services.mailer.close())
+  // The embedded model is prepared in the background: the site serves meanwhile (ADR 036). It is
+  // released after the replies it writes have stopped (chat.close, preClose).
+  const { embedded } = services
+  app.decorate('embeddedModel', embedded ? { status: () => embedded.status() } : undefined)
+  if (embedded) {
+    app.addHook('onReady', async () => void embedded.start())
+    app.addHook('onClose', async () => embedded.close())
+  }
   // Every model endpoint checked at start and every minute (ADR 031).
   app.addHook('onReady', async () => services.modelHealth.start())
   app.addHook('preClose', async () => services.modelHealth.stop())

@@ -61,7 +61,9 @@ describe('loadConfig', () => {
     expect(config.host).toBe('127.0.0.1')
     expect(config.publicUrl).toBe('http://localhost:3000')
     expect(config.databaseUrl).toBeUndefined()
-    expect(config.llm.baseUrl).toBe('http://127.0.0.1:11434/v1')
+    // No model server configured: the embedded model (ADR 036).
+    expect(config.llm.baseUrl).toBe('embedded://local/v1')
+    expect(config.llm.embedded).toMatchObject({ contextTokens: 4096, parallel: 2, gpu: 'auto' })
     expect(config.captcha.provider).toBe('altcha')
     expect(config.paymentsSandbox).toBe(true)
   })
