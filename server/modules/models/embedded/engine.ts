@@ -49,6 +49,8 @@ export type GenerateOptions = {
   frequencyPenalty?: number | undefined
   seed?: number | undefined
   stop?: readonly string[] | undefined
+  /** OpenAI's `logit_bias`: token id → bias added to its logit; -100 or less: never. */
+  logitBias?: Readonly<Record<string, number>> | undefined
   /** `chat_template_kwargs.enable_thinking === false`: no thought tokens (budget 0). */
   thinking: boolean
   templateKwargs?: Record<string, unknown> | undefined
@@ -117,6 +119,15 @@ function historyOf(messages: readonly EngineMessage[]): ChatHistoryItem[] {
   )
   if (history.at(-1)?.type !== 'model') history.push({ type: 'model', response: [] })
   return history
+}
+
+function biasOf(lib: NodeLlamaCpp, model: LlamaModel, logitBias: Readonly<Record<string, number>>) {
+  const bias = new lib.TokenBias(model.tokenizer)
+  for (const [token, value] of Object.entries(logitBias)) {
+    const id = Number(token)
+    if (Number.isInteger(id) && id >= 0) bias.set(id as never, value <= -100 ? 'never' : { logit: value })
+  }
+  return bias
 }
 
 export async function loadEngine(options: EngineOptions): Promise<Engine> {
@@ -225,6 +236,7 @@ export async function loadEngine(options: EngineOptions): Promise<Engine> {
               }
             : false,
           ...(o.stop?.length ? { customStopTriggers: o.stop } : {}),
+          ...(o.logitBias ? { tokenBias: biasOf(lib, loadedModel, o.logitBias) } : {}),
           ...(o.thinking ? {} : { budgets: { thoughtTokens: 0 } }),
           // The history is never cut silently: the caller trims it (ADR 031), as with llama-server.
           contextShift: {

@@ -48,6 +48,24 @@ function parseMessages(body: Body): EngineMessage[] | string {
   return out
 }
 
+/** OpenAI's `{token: bias}` or llama.cpp's `[[token, bias | false], ...]`. */
+function logitBiasOf(value: unknown): Record<string, number> | undefined {
+  const out: Record<string, number> = {}
+  if (Array.isArray(value)) {
+    for (const pair of value) {
+      if (Array.isArray(pair) && typeof pair[0] === 'number') {
+        out[pair[0]] = pair[1] === false ? -100 : (num(pair[1]) ?? 0)
+      }
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [token, bias] of Object.entries(value)) {
+      const n = num(bias)
+      if (n !== undefined) out[token] = n
+    }
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
 function generateOptions(body: Body): Omit<GenerateOptions, 'signal' | 'onContent' | 'onReasoning'> {
   const kwargs = body.chat_template_kwargs
   const templateKwargs =
@@ -64,6 +82,7 @@ function generateOptions(body: Body): Omit<GenerateOptions, 'signal' | 'onConten
     frequencyPenalty: num(body.frequency_penalty),
     seed: num(body.seed),
     stop: stop?.filter((s): s is string => typeof s === 'string' && s !== ''),
+    logitBias: logitBiasOf(body.logit_bias),
     thinking: templateKwargs?.enable_thinking !== false,
     templateKwargs,
   }
