@@ -1,33 +1,13 @@
-import { existsSync } from 'node:fs'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChatMessage, ChatStreamEvent } from '#contracts/chat.ts'
 import { createRole } from '#tests/factories/catalogue.ts'
 import { parseEvents, readEvents } from '#tests/helpers/chat.ts'
-import { LLAMA_DIR } from '#tests/helpers/llama-server.ts'
+import { embeddedAvailable, embeddedEnv } from '#tests/helpers/embedded.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
 // Issue 19: chat on the embedded model (node-llama-cpp in this process, ADR 036) through the
 // product's API, with the tiny real GGUF of ../shared/llama and a real chat template (the file
 // has none). Skipped (never passed) where that folder or node-llama-cpp is absent.
-
-const GGUF = path.join(LLAMA_DIR, 'tiny-llama.gguf')
-const TEMPLATE = path.join(LLAMA_DIR, 'templates', 'Qwen-Qwen3-0.6B.jinja')
-const engineInstalled = await import('node-llama-cpp').then(
-  () => true,
-  () => false,
-)
-export const embeddedAvailable = existsSync(GGUF) && existsSync(TEMPLATE) && engineInstalled
-
-/** The env that selects the embedded model on the tiny GGUF. */
-export const embeddedEnv = (extra: Record<string, string> = {}) => ({
-  LLM_BASE_URL: '',
-  EMBEDDED_MODEL: GGUF,
-  EMBEDDED_CHAT_TEMPLATE: TEMPLATE,
-  EMBEDDED_GPU: 'off',
-  LLM_HEALTH_INTERVAL_MS: '0',
-  ...extra,
-})
 
 describe.skipIf(!embeddedAvailable)('chat on the embedded model (tiny GGUF, in-process)', () => {
   let t: TestApp
