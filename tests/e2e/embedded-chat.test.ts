@@ -95,4 +95,9 @@ describe.skipIf(!chromiumPath || !existsSync(GGUF) || !installed)('chat on the e
       await context.close()
     })
   }
+
+  it('shuts down cleanly on SIGTERM with the model loaded (exit code 0)', async () => {
+    // node-llama-cpp loads signal-exit, which re-raises a signal once it is the last listener.
+    expect(await server.stop('SIGTERM')).toBe(0)
+  })
 })

@@ -90,9 +90,20 @@ export const DEFAULT_CONTEXT_TOKENS = 4096
 /** The embedded model's id (ADR 036): stable whichever GGUF EMBEDDED_MODEL names. */
 export const EMBEDDED_MODEL_ID = 'embedded'
 
+/**
+ * A readable name of EMBEDDED_MODEL: `hf:bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M` →
+ * "Qwen2.5-1.5B-Instruct Q4_K_M", `/models/tiny-llama.gguf` → "tiny-llama".
+ */
+export function embeddedDisplayName(source: string): string {
+  const hf = /^hf:(?:[^/]+\/)?([^:/]+)(?::([^/]+))?/.exec(source)
+  if (!hf) return displayNameOf(source)
+  const repo = (hf[1] ?? '').replace(/[-_.]GGUF$/i, '')
+  return displayNameOf(hf[2] ? `${repo}-${hf[2]}` : repo)
+}
+
 /** The embedded model as a model of the registry: its endpoint is in-process (model-fetch.ts). */
 function embeddedModel(llm: LlmConfig, embedded: NonNullable<LlmConfig['embedded']>): ModelConfig {
-  const name = displayNameOf(embedded.source.replace(/^hf:/, ''))
+  const name = embeddedDisplayName(embedded.source)
   return Object.freeze({
     id: EMBEDDED_MODEL_ID,
     name,

@@ -1,6 +1,6 @@
 import { type Config, EMBEDDED_BASE_URL } from '#server/config.ts'
-import { displayNameOf } from '#server/modules/models/generation-settings.ts'
 import { registerInProcessHandler } from '#server/modules/models/model-fetch.ts'
+import { embeddedDisplayName } from '#server/modules/models/models.ts'
 import { type Engine, EngineUnavailableError, loadEngine } from './engine.ts'
 import { createFairQueue } from './fair-queue.ts'
 import { createEmbeddedHandler, type HandlerState } from './handler.ts'
@@ -48,7 +48,7 @@ export function createEmbeddedProvider(options: {
   onReady?: () => void
 }): EmbeddedProvider {
   const { config, log, warn } = options
-  const displayName = displayNameOf(config.source)
+  const displayName = embeddedDisplayName(config.source)
   const queue = createFairQueue(config.parallel)
   const abort = new AbortController()
   let file: ModelFile | undefined
