@@ -19,13 +19,13 @@ const available = existsSync(GGUF) && installed
 const endpoint = { baseUrl: `embedded://${EMBEDDED_HOST}/v1`, apiKey: undefined, model: 'tiny' }
 const quiet = () => {}
 
-function provider(overrides: { source?: string; parallel?: number; contextTokens?: number } = {}) {
+function provider(overrides: { source?: string; parallel?: number; contextTokens?: number; template?: string } = {}) {
   return createEmbeddedProvider({
     config: {
       source: overrides.source ?? GGUF,
       contextTokens: overrides.contextTokens ?? 512,
       parallel: overrides.parallel ?? 1,
-      chatTemplateFile: TEMPLATE,
+      chatTemplateFile: overrides.template ?? TEMPLATE,
       gpu: 'off',
       threads: 1,
     },
@@ -139,5 +139,30 @@ describe.skipIf(!available)('the embedded provider on the tiny GGUF', () => {
     // The sequence is free again at once.
     const next = await completeChat({ model: endpoint, messages: [{ role: 'user', content: 'Hi' }], maxTokens: 4 })
     expect(next.length).toBeGreaterThan(0)
+  })
+})
+
+describe.skipIf(!available)('thinking on and off on the embedded model (Qwen 3.5 template)', () => {
+  let p: EmbeddedProvider
+  beforeAll(async () => {
+    p = provider({ template: path.join(LLAMA_DIR, 'templates', 'Qwen3.5-4B.jinja') })
+    await p.start()
+  }, 60_000)
+  afterAll(async () => {
+    await p?.close()
+  })
+
+  it('chat_template_kwargs enable_thinking false reaches the template: the empty think block is rendered', async () => {
+    const promptTokens = async (extra: Record<string, unknown>) => {
+      const res = await modelFetch(`${endpoint.baseUrl}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 2, ...extra }),
+      })
+      return ((await res.json()) as { usage: { prompt_tokens: number } }).usage.prompt_tokens
+    }
+    const on = await promptTokens({})
+    const off = await promptTokens({ chat_template_kwargs: { enable_thinking: false } })
+    // `<think>\n\n</think>\n\n` closes the block before the reply when thinking is off.
+    expect(off).toBeGreaterThan(on)
   })
 })
