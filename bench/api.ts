@@ -185,6 +185,8 @@ async function runBench() {
       JWT_SECRET: 'bench-'.repeat(10),
       CRON_SECRET: 'bench-cron-secret-0123456789',
       LOG_LEVEL: 'warn',
+      // No model is asked here: a closed local port, not the embedded model (ADR 036).
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   })

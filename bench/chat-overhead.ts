@@ -50,6 +50,7 @@ async function runServer() {
       JWT_SECRET: 'c'.repeat(48),
       LOG_LEVEL: 'silent',
       MODELS_FILE: process.env.BENCH_MODELS_FILE,
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
     }),
     database,
     kv: openKeyValueStore(undefined),

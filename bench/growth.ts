@@ -52,7 +52,13 @@ await createTags(db, readSeedTags())
 
 const kv = openKeyValueStore(undefined)
 const app = await buildApp({
-  config: loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, JWT_SECRET: 'g'.repeat(48), LOG_LEVEL: 'silent' }),
+  config: loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    JWT_SECRET: 'g'.repeat(48),
+    LOG_LEVEL: 'silent',
+    LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+  }),
   database,
   kv,
   closeDatabase: false,

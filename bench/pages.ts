@@ -290,6 +290,8 @@ async function startApp(): Promise<{ url: string }> {
       PUBLIC_URL: url,
       JWT_SECRET: randomBytes(48).toString('base64url'),
       CRON_SECRET: randomBytes(24).toString('base64url'),
+      // No model is asked here: a closed local port, not the embedded model (ADR 036).
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   })

@@ -40,7 +40,13 @@ else await database.analyze()
 console.log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`)
 
 const kv = openKeyValueStore(undefined)
-const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, JWT_SECRET: 'b'.repeat(48), LOG_LEVEL: 'silent' })
+const config = loadConfig({
+  NODE_ENV: 'test',
+  DATA_DIR: dataDir,
+  JWT_SECRET: 'b'.repeat(48),
+  LOG_LEVEL: 'silent',
+  LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+})
 let baselineBody = '{}'
 async function appWith(headSize?: number) {
   const app = await buildApp({

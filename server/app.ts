@@ -138,6 +138,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     plansFile: options.plansFile,
   })
   app.addHook('onClose', async () => services.mailer.close())
+  // The embedded model is prepared in the background: the site serves meanwhile (ADR 036). It is
+  // released after the replies it writes have stopped (chat.close, preClose).
+  const { embedded } = services
+  app.decorate('embeddedModel', embedded ? { status: () => embedded.status() } : undefined)
+  if (embedded) {
+    app.addHook('onReady', async () => void embedded.start())
+    app.addHook('onClose', async () => embedded.close())
+  }
   // Every model endpoint checked at start and every minute (ADR 031).
   app.addHook('onReady', async () => services.modelHealth.start())
   app.addHook('preClose', async () => services.modelHealth.stop())

@@ -61,9 +61,32 @@ describe('loadConfig', () => {
     expect(config.host).toBe('127.0.0.1')
     expect(config.publicUrl).toBe('http://localhost:3000')
     expect(config.databaseUrl).toBeUndefined()
-    expect(config.llm.baseUrl).toBe('http://127.0.0.1:11434/v1')
+    // No model server configured: the embedded model (ADR 036).
+    expect(config.llm.baseUrl).toBe('embedded://local/v1')
+    expect(config.llm.embedded).toMatchObject({ contextTokens: 4096, parallel: 2, gpu: 'auto' })
     expect(config.captcha.provider).toBe('altcha')
     expect(config.paymentsSandbox).toBe(true)
+  })
+
+  it('runs chat on the embedded model only when neither LLM_BASE_URL nor MODELS_FILE is set (ADR 036)', () => {
+    const dataDir = tempDir()
+    const embedded = loadConfig({ DATA_DIR: dataDir, EMBEDDED_MODEL: '/models/m.gguf', EMBEDDED_PARALLEL: '3' })
+    expect(embedded.llm.embedded).toMatchObject({ source: '/models/m.gguf', parallel: 3, contextTokens: 4096 })
+    expect(embedded.llm.embedded?.threads).toBeGreaterThanOrEqual(1)
+    // An explicit model server keeps working exactly as before; the EMBEDDED_* variables are ignored.
+    const server = loadConfig({ DATA_DIR: dataDir, LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })
+    expect(server.llm.baseUrl).toBe('http://127.0.0.1:11434/v1')
+    expect(server.llm.embedded).toBeUndefined()
+    expect(loadConfig({ DATA_DIR: dataDir, MODELS_FILE: 'config/models.example.json' }).llm.embedded).toBeUndefined()
+    // Bad values name the variable; a missing template file stops the start.
+    expect(() => loadConfig({ DATA_DIR: dataDir, EMBEDDED_PARALLEL: '0' })).toThrow(/EMBEDDED_PARALLEL/)
+    expect(() => loadConfig({ DATA_DIR: dataDir, EMBEDDED_GPU: 'cuda' })).toThrow(/EMBEDDED_GPU/)
+    expect(() => loadConfig({ DATA_DIR: dataDir, EMBEDDED_CHAT_TEMPLATE: '/nowhere/t.jinja' })).toThrow(
+      /EMBEDDED_CHAT_TEMPLATE: file not found/,
+    )
+    // EMBEDDED_MODEL must name a .gguf file: node-llama-cpp's hf:<owner>/<repo>:<quant> form names none.
+    expect(() => loadConfig({ DATA_DIR: dataDir, EMBEDDED_MODEL: 'hf:someone/Some-GGUF:Q4_K_M' })).toThrow(ConfigError)
+    expect(() => loadConfig({ DATA_DIR: dataDir, EMBEDDED_MODEL: 'ftp://x/y.gguf' })).toThrow(/EMBEDDED_MODEL/)
   })
 
   it('generates a JWT secret once outside production and keeps it in DATA_DIR', () => {

@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { z } from 'zod'
 import { CHAT_STREAM_KEEPALIVE_MS } from '#contracts/api.ts'
 import { isPlainHttpToPublicHost } from '#server/lib/outside-urls.ts'
+import {
+  DEFAULT_EMBEDDED_MODEL,
+  ModelSourceError,
+  parseModelSource,
+} from '#server/modules/models/embedded/model-source.ts'
+
+/** The embedded model's in-process endpoint (ADR 036, server/modules/models/model-fetch.ts). */
+export const EMBEDDED_BASE_URL = 'embedded://local/v1'
 
 /**
  * The configuration contract of DESIGN.md, parsed once at boot. Every variable is documented
@@ -43,10 +52,20 @@ const envSchema = z.object({
       .optional(),
   ),
   JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
-  LLM_BASE_URL: z.url().default('http://127.0.0.1:11434/v1'),
+  // Unset together with MODELS_FILE: chat runs on the embedded model (EMBEDDED_*, ADR 036).
+  LLM_BASE_URL: optionalString.pipe(z.url().optional()),
   LLM_API_KEY: optionalString,
   LLM_MODEL: z.string().trim().min(1).default('llama3.2'),
   MODELS_FILE: optionalString,
+  // The embedded model (ADR 036): a local .gguf path or an hf: URI; its context per chat, the
+  // chats it writes at once, a Jinja chat template replacing the file's own, and the GPU's use.
+  EMBEDDED_MODEL: optionalString,
+  EMBEDDED_CONTEXT: z.coerce.number().int().min(256).max(1_048_576).default(4096),
+  EMBEDDED_PARALLEL: z.coerce.number().int().min(1).max(16).default(2),
+  EMBEDDED_CHAT_TEMPLATE: optionalString,
+  EMBEDDED_GPU: z.enum(['auto', 'off']).default('auto'),
+  // CPU threads generating; default: all cores but one, which stays for the web server.
+  EMBEDDED_THREADS: z.coerce.number().int().min(1).max(256).optional(),
   // The model memory summaries run on: an id of MODELS_FILE (or LLM_MODEL) (ADR 034).
   SUMMARY_MODEL: optionalString,
   // Streaming limits (ADR 031): the first token (queueing included), the pause between tokens,
@@ -109,7 +128,22 @@ export type Config = Readonly<{
   trustProxy: boolean | number | string[]
   jwtSecret: string
   llm: {
+    /** LLM_BASE_URL; with the embedded model, its in-process endpoint (`embedded://local/v1`). */
     baseUrl: string
+    /**
+     * The embedded model (ADR 036), when neither LLM_BASE_URL nor MODELS_FILE is set: its source
+     * (EMBEDDED_MODEL, a .gguf path or an `hf:` URI), context per sequence, sequences, template, GPU.
+     */
+    embedded:
+      | {
+          source: string
+          contextTokens: number
+          parallel: number
+          chatTemplateFile: string | undefined
+          gpu: 'auto' | 'off'
+          threads: number
+        }
+      | undefined
     apiKey: string | undefined
     model: string
     modelsFile: string | undefined
@@ -219,6 +253,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       }
     }
   }
+  const embedded = env.LLM_BASE_URL === undefined && env.MODELS_FILE === undefined
+  const chatTemplateFile = env.EMBEDDED_CHAT_TEMPLATE ? path.resolve(env.EMBEDDED_CHAT_TEMPLATE) : undefined
+  if (chatTemplateFile && !existsSync(chatTemplateFile)) {
+    problems.push(`EMBEDDED_CHAT_TEMPLATE: file not found (${chatTemplateFile})`)
+  }
+  if (embedded && env.EMBEDDED_MODEL) {
+    // A source that names no .gguf file (or no known scheme) stops the start, with the reason.
+    try {
+      parseModelSource(env.EMBEDDED_MODEL)
+    } catch (error) {
+      if (!(error instanceof ModelSourceError)) throw error
+      problems.push(error.message)
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems)
 
   const dataDir = path.resolve(env.DATA_DIR)
@@ -237,7 +285,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     jwtSecret: env.JWT_SECRET ?? localSecret(dataDir, 'jwt-secret'),
     llm: {
-      baseUrl: env.LLM_BASE_URL,
+      baseUrl: env.LLM_BASE_URL ?? EMBEDDED_BASE_URL,
+      embedded: embedded
+        ? {
+            source: env.EMBEDDED_MODEL ?? DEFAULT_EMBEDDED_MODEL,
+            contextTokens: env.EMBEDDED_CONTEXT,
+            parallel: env.EMBEDDED_PARALLEL,
+            chatTemplateFile,
+            gpu: env.EMBEDDED_GPU,
+            threads: env.EMBEDDED_THREADS ?? Math.max(1, availableParallelism() - 1),
+          }
+        : undefined,
       apiKey: env.LLM_API_KEY,
       model: env.LLM_MODEL,
       modelsFile: env.MODELS_FILE,

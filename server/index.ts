@@ -107,8 +107,10 @@ async function main() {
       },
     )
   }
-  process.once('SIGTERM', () => shutdown('SIGTERM'))
-  process.once('SIGINT', () => shutdown('SIGINT'))
+  // `on`, not `once`: node-llama-cpp (the embedded model) loads signal-exit, which re-raises a
+  // signal as soon as it is the only listener left, killing the process before it drained.
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
 
   let stopChatProviderLog = () => {}
   app.addHook('onClose', async () => stopChatProviderLog())

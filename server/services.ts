@@ -30,6 +30,8 @@ import { createJobQueue, type JobQueueOptions, PermanentJobError } from '#server
 import { createContactService } from '#server/modules/links/contact.service.ts'
 import { LINKS_FILE, loadFriendshipLinks } from '#server/modules/links/friendship-links.ts'
 import { createMailer, describeMailError, isPermanentMailError } from '#server/modules/mail/mailer.ts'
+import { createEmbeddedProvider } from '#server/modules/models/embedded/provider.ts'
+import { refreshModelInfo } from '#server/modules/models/model-server-info.ts'
 import { loadModelRegistry } from '#server/modules/models/models.ts'
 import { createPaymentGateways } from '#server/modules/payments/gateways.ts'
 import { createPaymentsRepo } from '#server/modules/payments/payments.repo.ts'
@@ -90,6 +92,20 @@ export function createServices({
   const plans = loadPlanRegistry(plansFile)
   // Reads MODELS_FILE; a bad file throws ModelsFileError (a ConfigError) and the app does not start.
   const models = loadModelRegistry(config.llm)
+  // No model server configured: the embedded model, in this process (ADR 036). It is prepared in
+  // the background once the app is ready (app.ts); chat answers 503 model_preparing until then.
+  const embedded = config.llm.embedded
+    ? createEmbeddedProvider({
+        config: config.llm.embedded,
+        dataDir: config.dataDir,
+        downloads: config.env !== 'test',
+        modelName: models.defaultModel.model,
+        log,
+        warn: warn ?? log,
+        // The loaded context and tokenizer are learned at once, not at the next probe.
+        onReady: () => void refreshModelInfo(models.defaultModel).catch(() => {}),
+      })
+    : undefined
   const modelHealth = createModelHealth({
     models: models.models,
     warn: warn ?? log,
@@ -192,6 +208,7 @@ export function createServices({
     payments,
     gateways,
     models,
+    embedded,
     modelHealth,
     chat,
     blog,

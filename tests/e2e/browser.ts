@@ -91,6 +91,8 @@ export async function startServer(
       HOST: '127.0.0.1',
       PUBLIC_URL: url,
       LOG_LEVEL: 'warn',
+      // A closed local port unless the test names a model (or '' for the embedded one, ADR 036).
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
       ...env,
       DATA_DIR: dataDir,
     },

@@ -12,6 +12,9 @@ import { openTestDatabase } from '#tests/helpers/test-database.ts'
 
 export type TestApp = Awaited<ReturnType<typeof buildTestApp>>
 
+/** A model endpoint nothing answers at (the discard port): the default of tests. */
+export const CLOSED_MODEL_URL = 'http://127.0.0.1:9/v1'
+
 /**
  * The whole API on a fresh database (PGlite, or PostgreSQL with TEST_DATABASE_URL) and a
  * key-value store (in memory, or Redis with TEST_REDIS_URL under a unique prefix).
@@ -36,6 +39,9 @@ export async function buildTestApp(
     DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(32).toString('hex'),
     PUBLIC_URL: 'http://localhost:3000',
+    // A closed local port: tests never run (nor download) the embedded model unless they ask for it
+    // with LLM_BASE_URL '' (an empty variable is unset) and EMBEDDED_MODEL (ADR 036).
+    LLM_BASE_URL: CLOSED_MODEL_URL,
     ...(options.logStream ? { LOG_LEVEL: 'info' } : {}),
     ...options.env,
   })

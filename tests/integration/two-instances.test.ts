@@ -94,6 +94,7 @@ describe.skipIf(!databaseUrl || !redisUrl || !built)('two instances on one Postg
       STRIPE_WEBHOOK_SECRET: stripeKeys.webhookSecret,
       STRIPE_API_URL: stripe.url,
       PAYMENTS_SANDBOX: 'false',
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
     }
     // Both at once: migrations (advisory lock) and the demo content must cope with a twin.
     ;[a, b] = await Promise.all([startServer(env), startServer(env)])

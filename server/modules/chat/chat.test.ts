@@ -543,6 +543,18 @@ describe('sending', () => {
     expect(lastStreamed()?.messages.at(-1)).toEqual({ role: 'user', content: 'Are you still there?' })
   })
 
+  it('a reply when the embedded model cannot be had (download failed, engine missing) fails as MODEL_UNREACHABLE, retryable (ADR 036)', async () => {
+    const { user, sessionId } = await newChat()
+    api.failWith(503, { error: { type: 'model_unavailable', message: 'The embedded model is not available' } })
+    const { events } = await stream(user, '/api/chat/stream', { sessionId, message: 'Hello?' })
+    expect(eventOf(events, 'error')?.data).toMatchObject({
+      code: 'MODEL_UNREACHABLE',
+      reason: 'unreachable',
+      retryable: true,
+    })
+    expect((await messagesOf(user, sessionId)).map((m) => m.content)).toContain('Hello?')
+  })
+
   it('a reply while the embedded model is being prepared fails with MODEL_PREPARING, retryable, the message kept (ADR 037)', async () => {
     const { user, sessionId } = await newChat()
     api.failWith(503, { error: { type: 'model_preparing', message: 'The model is being prepared', percent: 42 } })

@@ -6,7 +6,7 @@ import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Reservation } from '#server/modules/entitlements/entitlements.service.ts'
 import { samplingParams } from '#server/modules/models/generation-settings.ts'
-import { LlmError, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
+import { LlmError, opaqueUserId, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
 import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
 import { modelContext, recordContextExceeded, recordPromptUsage } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
@@ -213,6 +213,7 @@ export function createGeneration({
         signal: slot.signal,
         ...timeLimitsOf(model, timeoutMs, streamLimits),
         maxTokens: window.replyReserveTokens,
+        user: opaqueUserId(turn.userId),
         // The operator's generation settings and stop strings for this chat's names (MODELS_FILE).
         extraBody: {
           ...samplingParams(model, { user: session.username, char: character.name }),

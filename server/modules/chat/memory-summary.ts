@@ -6,7 +6,7 @@ import {
 } from '#contracts/chat.ts'
 import { JOB_KINDS } from '#server/modules/jobs/job-kinds.ts'
 import { DeferJobError, type JobQueue } from '#server/modules/jobs/job-queue.ts'
-import { completeChat, LlmError } from '#server/modules/models/llm-client.ts'
+import { completeChat, LlmError, opaqueUserId } from '#server/modules/models/llm-client.ts'
 import { OPERATOR_HINTS } from '#server/modules/models/model-failures.ts'
 import { modelContext, recordContextExceeded } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
@@ -117,11 +117,12 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
    * Asks the model for the summary, in one answer. Aborting it closes the connection, which
    * llama.cpp and vLLM take as a cancel: a summary that gives way frees the server at once.
    */
-  const ask = (request: SummaryRequest, budget: SummaryBudget, signal: AbortSignal) =>
+  const ask = (request: SummaryRequest, budget: SummaryBudget, signal: AbortSignal, userId: string) =>
     completeChat({
       model: summaryModel,
       messages: request.messages,
       signal,
+      user: opaqueUserId(userId),
       timeoutMs,
       maxTokens: budget.outputTokens,
       extraBody: reasoningFields(summaryModel),
@@ -146,7 +147,9 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
       }
       try {
         const signals = AbortSignal.any([signal, slots.shutdownSignal])
-        const text = await activity.summary(summaryModel, signals, (yieldSignal) => ask(request, budget, yieldSignal))
+        const text = await activity.summary(summaryModel, signals, (yieldSignal) =>
+          ask(request, budget, yieldSignal, session.userId),
+        )
         return { text, covered: request.covered }
       } catch (error) {
         if (!(error instanceof LlmError) || error.reason !== 'context_too_long' || attempt >= LENGTH_RETRIES)

@@ -11,7 +11,7 @@ let t: TestApp
 beforeAll(async () => {
   t = await buildTestApp({
     configure: (app) => {
-      app.decorate('embeddedModel', { status: () => status })
+      app.embeddedModel = { status: () => status }
     },
   })
 })

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import { classifyFailure, type ModelFailureReason } from './model-failures.ts'
+import { modelFetch } from './model-fetch.ts'
 import type { ModelConfig } from './models.ts'
 import { createThinkSplitter } from './reasoning.ts'
 
@@ -21,6 +23,13 @@ import { createThinkSplitter } from './reasoning.ts'
  */
 
 export const DEFAULT_TIMEOUT_MS = 60_000
+
+/**
+ * The `user` a model call carries for one of our users: stable (the embedded model's fair queue
+ * groups a user's chats by it, ADR 036) and opaque (a digest, never the account id itself).
+ */
+export const opaqueUserId = (userId: string) =>
+  createHash('sha256').update(`taleweave-user:${userId}`).digest('base64url').slice(0, 22)
 
 export type ChatRole = 'system' | 'user' | 'assistant'
 export type ChatMessage = { role: ChatRole; content: string; name?: string }
@@ -45,6 +54,11 @@ export type ChatRequest = {
   extraBody?: Record<string, unknown> | undefined
   maxTokens?: number | undefined
   temperature?: number | undefined
+  /**
+   * A stable opaque id of the user the call is for (`user` of Chat Completions): the embedded
+   * model queues fairly by it (ADR 036); OpenAI uses it for abuse monitoring. Never the user's id.
+   */
+  user?: string | undefined
 }
 
 /**
@@ -117,6 +131,8 @@ export function clientFor(endpoint: Pick<LlmEndpoint, 'baseUrl' | 'apiKey'>): Op
       timeout: DEFAULT_TIMEOUT_MS,
       // Failures reach the caller as LlmError; the client's own console output would only repeat them.
       logLevel: 'off',
+      // `embedded://` base URLs are answered in-process by the embedded model (ADR 036).
+      fetch: modelFetch,
     })
     clients.set(key, client)
   }
@@ -237,6 +253,7 @@ function body(request: ChatRequest) {
     ) as ChatCompletionMessageParam[],
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.user === undefined ? {} : { user: request.user }),
     ...request.extraBody,
   }
 }

@@ -76,6 +76,9 @@ export function classifyFailure(error: unknown): Classified {
   }
   // The embedded provider while its model is downloaded or loaded (ADR 037): 503 {error: {type: model_preparing}}.
   if (error.status === 503 && type === 'model_preparing') return { reason: 'preparing' }
+  // Its model could not be had (download failed, engine missing): chat cannot answer until the
+  // operator acts; the chat page's notice says how (ADR 036).
+  if (error.status === 503 && type === 'model_unavailable') return { reason: 'unreachable' }
   switch (error.status) {
     case 401:
     case 403:

@@ -1,3 +1,4 @@
+import { modelFetch } from './model-fetch.ts'
 import type { ModelConfig } from './models.ts'
 import { countTokens } from './tokens.ts'
 
@@ -139,7 +140,7 @@ export const serverRoot = (baseUrl: string) => baseUrl.replace(/\/+$/, '').repla
 
 async function getJson(url: string, apiKey: string | undefined, init: { method?: string; body?: unknown } = {}) {
   try {
-    const res = await fetch(url, {
+    const res = await modelFetch(url, {
       method: init.method ?? 'GET',
       headers: {
         accept: 'application/json',

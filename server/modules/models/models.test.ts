@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '#server/config.ts'
 import { samplingParams } from './generation-settings.ts'
-import { DEFAULT_CONTEXT_TOKENS, loadModelRegistry, ModelsFileError } from './models.ts'
+import { DEFAULT_CONTEXT_TOKENS, embeddedDisplayName, loadModelRegistry, ModelsFileError } from './models.ts'
 
 const llm = {
   baseUrl: 'http://127.0.0.1:11434/v1',
@@ -69,6 +69,36 @@ describe('model registry', () => {
     ])
     expect(registry.defaultModel.id).toBe('llama3.2')
     expect(registry.find('llama3.2')?.baseUrl).toBe(llm.baseUrl)
+  })
+
+  it('offers the embedded model as the one free model when configured (ADR 036)', () => {
+    const registry = loadModelRegistry({
+      ...llm,
+      baseUrl: 'embedded://local/v1',
+      apiKey: undefined,
+      embedded: {
+        source: 'hf:someone/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M',
+        contextTokens: 8192,
+        parallel: 2,
+        chatTemplateFile: undefined,
+        gpu: 'auto',
+        threads: 1,
+      },
+      summaryModel: 'embedded',
+    })
+    expect(registry.models).toHaveLength(1)
+    expect(registry.defaultModel).toMatchObject({
+      id: 'embedded',
+      baseUrl: 'embedded://local/v1',
+      premium: false,
+      contextTokens: 8192,
+      contextConfigured: false,
+    })
+    expect(registry.defaultModel.name).toBe('Qwen2.5-1.5B-Instruct Q4_K_M')
+    expect(embeddedDisplayName('/models/tiny-llama.gguf')).toBe('tiny-llama')
+    expect(embeddedDisplayName('hf:user/Some-Model-GGUF')).toBe('Some-Model')
+    expect(embeddedDisplayName('hf:unsloth/Qwen3-1.7B-GGUF/Qwen3-1.7B-Q4_K_M.gguf#main')).toBe('Qwen3-1.7B Q4_K_M')
+    expect(registry.summaryModel?.id).toBe('embedded')
   })
 
   it('reads MODELS_FILE and fills in the defaults', () => {

@@ -71,6 +71,8 @@ export type ModelRegistry = Readonly<{
 }>
 
 type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFile'> & {
+  /** The embedded model (ADR 036): the one free model, served in-process. */
+  embedded?: Config['llm']['embedded']
   requireTls?: boolean
   /** LLM_TIMEOUT_MS: no model's own `timeoutMs` may exceed it (ADR 035). */
   timeoutMs?: number
@@ -84,6 +86,42 @@ type LlmConfig = Pick<Config['llm'], 'baseUrl' | 'apiKey' | 'model' | 'modelsFil
  * character's system prompt sits.
  */
 export const DEFAULT_CONTEXT_TOKENS = 4096
+
+/** The embedded model's id (ADR 036): stable whichever GGUF EMBEDDED_MODEL names. */
+export const EMBEDDED_MODEL_ID = 'embedded'
+
+/**
+ * A readable name of EMBEDDED_MODEL: `hf:bartowski/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M` →
+ * "Qwen2.5-1.5B-Instruct Q4_K_M", `/models/tiny-llama.gguf` → "tiny-llama".
+ */
+export function embeddedDisplayName(source: string): string {
+  // A named file (a path, an hf: file or a URL): its name, "Qwen3-1.7B Q4_K_M".
+  if (/\.gguf(#.*)?$/i.test(source)) return displayNameOf(source.replace(/#.*$/, ''))
+  const hf = /^hf:(?:[^/]+\/)?([^:/]+)(?::([^/]+))?/.exec(source)
+  if (!hf) return displayNameOf(source)
+  const repo = (hf[1] ?? '').replace(/[-_.]GGUF$/i, '')
+  return displayNameOf(hf[2] ? `${repo}-${hf[2]}` : repo)
+}
+
+/** The embedded model as a model of the registry: its endpoint is in-process (model-fetch.ts). */
+function embeddedModel(llm: LlmConfig, embedded: NonNullable<LlmConfig['embedded']>): ModelConfig {
+  const name = embeddedDisplayName(embedded.source)
+  return Object.freeze({
+    id: EMBEDDED_MODEL_ID,
+    name,
+    description: '',
+    baseUrl: llm.baseUrl,
+    apiKey: undefined,
+    model: name,
+    premium: false,
+    diamondsPerMessage: 0,
+    // EMBEDDED_CONTEXT; the loaded context (GET /props) replaces it once the model is loaded.
+    contextTokens: embedded.contextTokens,
+    contextConfigured: false,
+    maxReplyTokens: undefined,
+    sampling: Object.freeze({}),
+  })
+}
 
 const modelId = z
   .string()
@@ -299,22 +337,24 @@ export function toPublicModel(model: ModelConfig): PublicModel {
 export function loadModelRegistry(llm: LlmConfig): ModelRegistry {
   const models: ModelConfig[] = llm.modelsFile
     ? readModelsFile(llm.modelsFile, llm)
-    : [
-        Object.freeze({
-          id: llm.model,
-          name: displayNameOf(llm.model),
-          description: '',
-          baseUrl: llm.baseUrl,
-          apiKey: llm.apiKey,
-          model: llm.model,
-          premium: false,
-          diamondsPerMessage: 0,
-          contextTokens: DEFAULT_CONTEXT_TOKENS,
-          contextConfigured: false,
-          maxReplyTokens: undefined,
-          sampling: Object.freeze({}),
-        }),
-      ]
+    : llm.embedded
+      ? [embeddedModel(llm, llm.embedded)]
+      : [
+          Object.freeze({
+            id: llm.model,
+            name: displayNameOf(llm.model),
+            description: '',
+            baseUrl: llm.baseUrl,
+            apiKey: llm.apiKey,
+            model: llm.model,
+            premium: false,
+            diamondsPerMessage: 0,
+            contextTokens: DEFAULT_CONTEXT_TOKENS,
+            contextConfigured: false,
+            maxReplyTokens: undefined,
+            sampling: Object.freeze({}),
+          }),
+        ]
   const byId = new Map(models.map((m) => [m.id, m]))
   const [defaultModel] = models
   // Both sources give at least one model (the schema requires it); this keeps the type honest.
@@ -322,7 +362,7 @@ export function loadModelRegistry(llm: LlmConfig): ModelRegistry {
   const summaryModel = llm.summaryModel ? byId.get(llm.summaryModel) : undefined
   if (llm.summaryModel && !summaryModel) {
     throw new ConfigError([
-      `SUMMARY_MODEL: "${llm.summaryModel}" is not a model id of ${llm.modelsFile ? 'MODELS_FILE' : 'LLM_MODEL'} (known: ${[...byId.keys()].join(', ')})`,
+      `SUMMARY_MODEL: "${llm.summaryModel}" is not a model id of ${llm.modelsFile ? 'MODELS_FILE' : llm.embedded ? 'the embedded model' : 'LLM_MODEL'} (known: ${[...byId.keys()].join(', ')})`,
     ])
   }
   return Object.freeze({
