@@ -8,13 +8,18 @@
 // 3. Time from `node server/index.ts` to the first token of a chat, on a fresh data folder whose
 //    model file is present (the users are seeded first, which also runs the migrations).
 //
-// The tiny test model (1.75 MB, random weights) makes tokens nearly free, so (1) shows the
-// per-token overhead of the JavaScript path at its worst, not a real model's speed.
+// The tiny test model (1.75 MB, random weights) makes tokens nearly free, so (1) on it shows the
+// per-token overhead of the JavaScript path at its worst, not a real model's speed. So (1) runs
+// again on a model generated for the run (lib/gguf-model.ts: the tiny model's tokenizer, random
+// f16 weights, embedding 1536, 8 blocks; 581 MB in a temporary folder, deleted after), on which a
+// token reads ~0.53 GB of weights (290 M parameters in f16, about what a 1 B model quantised to
+// 4 bits reads): ~16 ms on one thread here.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import path from 'node:path'
+import { type ModelShape, writeRandomLlama } from './lib/gguf-model.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const LLAMA = path.resolve(root, '..', 'shared', 'llama')
@@ -22,6 +27,10 @@ const GGUF = path.join(LLAMA, 'tiny-llama.gguf')
 const TEMPLATE = path.join(LLAMA, 'templates', 'Qwen-Qwen3-0.6B.jinja')
 /** Thread counts compared, the same on both sides (the embedded default on 2 cores is 1). */
 const THREAD_COUNTS = (process.env.BENCH_THREADS ?? '1,2').split(',').map(Number)
+/** Thread counts on the generated model (two threads on two cores collapse, see docs/performance.md). */
+const BIG_THREAD_COUNTS = (process.env.BENCH_BIG_THREADS ?? '1').split(',').filter(Boolean).map(Number)
+/** The generated model: Qwen 2.5 1.5B's width and heads, fewer blocks and a narrower FFN (≤ 600 MB). */
+const BIG_SHAPE: ModelShape = { embedding: 1536, blocks: 8, feedForward: 3840, heads: 12, kvHeads: 4 }
 const CONTEXT = 2048
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
 const MAX_TOKENS = 256
@@ -117,12 +126,12 @@ async function generation(fetcher: typeof fetch, url: string) {
   return { tokens, perSecond: ((tokens - 1) * 1000) / (last - first) }
 }
 
-async function tokensPerSecond(THREADS: number) {
+async function tokensPerSecond(gguf: string, THREADS: number) {
   const { createEmbeddedProvider } = await import('#server/modules/models/embedded/provider.ts')
   const { modelFetch } = await import('#server/modules/models/model-fetch.ts')
   const provider = createEmbeddedProvider({
     config: {
-      source: GGUF,
+      source: gguf,
       contextTokens: CONTEXT,
       parallel: 1,
       chatTemplateFile: TEMPLATE,
@@ -141,7 +150,7 @@ async function tokensPerSecond(THREADS: number) {
     path.join(LLAMA, 'llama-server'),
     [
       '-m',
-      GGUF,
+      gguf,
       '--host',
       '127.0.0.1',
       '--port',
@@ -311,33 +320,55 @@ async function siteUnderGeneration() {
 }
 
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build.ts'), '--if-stale'], { cwd: root, stdio: 'inherit' })
-const speeds: { threads: number; embedded: number; llamaServer: number }[] = []
+const speeds: { model: string; threads: number; embedded: number; llamaServer: number }[] = []
 for (const threads of THREAD_COUNTS) {
-  console.log(`tokens per second: embedded vs llama-server, ${ROUNDS} rounds, ${threads} threads...`)
-  speeds.push({ threads, ...(await tokensPerSecond(threads)) })
+  console.log(`tokens per second: embedded vs llama-server, tiny model, ${ROUNDS} rounds, ${threads} threads...`)
+  speeds.push({ model: 'tiny-llama.gguf', threads, ...(await tokensPerSecond(GGUF, threads)) })
 }
-console.log('site latency with and without generation, and start to first token...')
-const site = await siteUnderGeneration()
+if (BIG_THREAD_COUNTS.length) {
+  const folder = mkdtempSync(path.join(tmpdir(), 'rp-bench-gguf-'))
+  try {
+    const big = path.join(folder, 'random-1536x8.gguf')
+    const t0 = performance.now()
+    const bytes = await writeRandomLlama(GGUF, big, BIG_SHAPE)
+    const name = `random ${BIG_SHAPE.embedding}×${BIG_SHAPE.blocks} f16 (${(bytes / 1e6).toFixed(0)} MB)`
+    console.log(`generated ${name} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    for (const threads of BIG_THREAD_COUNTS) {
+      console.log(`tokens per second: embedded vs llama-server, ${name}, ${ROUNDS} rounds, ${threads} threads...`)
+      speeds.push({ model: name, threads, ...(await tokensPerSecond(big, threads)) })
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+}
+const SITE = process.env.BENCH_SITE !== '0'
+if (SITE) console.log('site latency with and without generation, and start to first token...')
+const site = SITE ? await siteUnderGeneration() : undefined
 
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ')
 const cpu = cpus()[0]?.model ?? 'unknown CPU'
-console.log(`\n_${date} UTC, ${cpus().length} × ${cpu}, Node ${process.version}, tiny-llama.gguf_\n`)
-console.log('| measure | embedded | llama-server | ratio |')
-console.log('| --- | ---: | ---: | ---: |')
+console.log(`\n_${date} UTC, ${cpus().length} × ${cpu}, Node ${process.version}_\n`)
+console.log(`tokens/s, median of ${ROUNDS}, ${MAX_TOKENS} tokens:\n`)
+console.log('| model | threads | embedded | llama-server | ratio |')
+console.log('| --- | ---: | ---: | ---: | ---: |')
 for (const speed of speeds) {
   console.log(
-    `| tokens/s (median of ${ROUNDS}, ${MAX_TOKENS} tokens, ${speed.threads} thread${speed.threads > 1 ? 's' : ''}) | ${speed.embedded.toFixed(0)} | ${speed.llamaServer.toFixed(0)} | ${(speed.embedded / speed.llamaServer).toFixed(2)}× |`,
+    `| ${speed.model} | ${speed.threads} | ${speed.embedded.toFixed(1)} | ${speed.llamaServer.toFixed(1)} | ${(speed.embedded / speed.llamaServer).toFixed(2)}× |`,
   )
 }
-console.log(
-  `\n| request (${LATENCY_REQUESTS} each) | p95 idle ms | p95 generating ms | ratio | p50 idle ms | p50 generating ms |`,
-)
-console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
-for (const [name, s] of site.samples) {
-  const [i95, b95] = [percentile(s.idle, 95), percentile(s.busy, 95)]
+if (site) {
   console.log(
-    `| ${name} | ${i95.toFixed(2)} | ${b95.toFixed(2)} | ${(b95 / i95).toFixed(2)}× | ${median(s.idle).toFixed(2)} | ${median(s.busy).toFixed(2)} |`,
+    `\n| request (${LATENCY_REQUESTS} each) | p95 idle ms | p95 generating ms | ratio | p50 idle ms | p50 generating ms |`,
+  )
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+  for (const [name, s] of site.samples) {
+    const [i95, b95] = [percentile(s.idle, 95), percentile(s.busy, 95)]
+    console.log(
+      `| ${name} | ${i95.toFixed(2)} | ${b95.toFixed(2)} | ${(b95 / i95).toFixed(2)}× | ${median(s.idle).toFixed(2)} | ${median(s.busy).toFixed(2)} |`,
+    )
+  }
+  console.log(`\nreplies generated meanwhile: ${site.generated} (failed: ${site.failed} ${site.lastFailure})`)
+  console.log(
+    `process start to first token (fresh data folder, model file present): ${site.firstTokenMs.toFixed(0)} ms`,
   )
 }
-console.log(`\nreplies generated meanwhile: ${site.generated} (failed: ${site.failed} ${site.lastFailure})`)
-console.log(`process start to first token (fresh data folder, model file present): ${site.firstTokenMs.toFixed(0)} ms`)
