@@ -1,8 +1,9 @@
 // Checks every locale against English, the source: same keys, same placeholders, the plural forms
 // each language needs, no English left untranslated (bar a reviewed list), and no key the code
-// never uses. Run by `npm test` (scripts/check-locales.test.ts) and directly: `node scripts/check-locales.ts`.
+// never uses, and the style rules of scripts/locale-style.ts (terms, punctuation, register). Run by `npm test` (scripts/check-locales.test.ts) and directly: `node scripts/check-locales.ts`.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { type StyleRules, styleProblems } from './locale-style.ts'
 
 export type LocaleCheckOptions = {
   localesDir: string
@@ -10,6 +11,8 @@ export type LocaleCheckOptions = {
   sourceDirs?: string[]
   /** `{ "*": { ns: [keys] }, "<locale>": { ns: [keys] } }`: values allowed to equal English. */
   identicalAllowed?: Record<string, Record<string, string[]>>
+  /** Terms, punctuation and register per locale (scripts/locale-glossary.json); omit to skip. */
+  style?: StyleRules
 }
 
 const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/
@@ -130,6 +133,8 @@ export function checkLocales(options: LocaleCheckOptions): string[] {
       for (const [base] of groups.plural)
         if (!englishGroups.plural.has(base)) problems.push(`${where}: extra plural "${base}"`)
 
+      if (options.style) problems.push(...styleProblems(locale, ns, translated, options.style))
+
       const allowList = new Set([...(allowed['*']?.[ns] ?? []), ...(allowed[locale]?.[ns] ?? [])])
       for (const [key, value] of translated) {
         const pluralMatch = PLURAL_SUFFIX.exec(key)
@@ -167,6 +172,7 @@ export function checkProjectLocales(): string[] {
       string,
       Record<string, string[]>
     >,
+    style: readJson(path.join(root, 'scripts', 'locale-glossary.json')) as StyleRules,
   })
 }
 

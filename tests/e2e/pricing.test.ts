@@ -48,7 +48,7 @@ describe.skipIf(!chromiumPath)('plans and payments in a browser', () => {
     await pro.getByText('Best Value').waitFor()
     await pro.getByText('$19.99 / month').waitFor()
     await pro.getByText('3,000 diamonds every month').waitFor()
-    await pro.getByText('32K memory').waitFor()
+    await pro.getByText('Characters remember the last 32,000 tokens of a chat').waitFor()
     const free = cards.first()
     await free.getByText('Free', { exact: true }).first().waitFor()
     // The free plan's diamonds buy premium replies, and its card says so (ADR 018).
