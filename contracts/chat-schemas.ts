@@ -13,6 +13,7 @@ import {
   SESSIONS_PAGE_SIZE_MAX,
   SUMMARY_FAILURE_CODES,
 } from './chat.ts'
+import { LOCALES } from './locales.ts'
 
 // zod schemas of the chat API, for the server, the OpenAPI document and the chat page. Kept apart
 // from `chat.ts` so code that only needs the constants and types does not ship zod.
@@ -148,11 +149,16 @@ export const chatSessionListSchema = z.object({
  * A chat's own generation settings (ADR 033); null: the model's default. Each generation clamps
  * them to the bounds of the model it uses.
  */
-export const chatSettingsSchema = z.object({
+export const chatGenerationSettingsSchema = z.object({
   temperature: z.number().nullable(),
   /** The longest reply, in tokens. */
   replyTokens: z.number().int().nullable(),
 })
+
+/** The language the character writes in (ADR 038); null: the site's language at each request. */
+const chatLanguageSchema = z.enum(LOCALES).nullable()
+
+export const chatSettingsSchema = chatGenerationSettingsSchema.extend({ language: chatLanguageSchema })
 
 export const chatSessionDetailSchema = chatSessionSummarySchema.extend({
   /** The model of the latest reply (null before the first one). */
@@ -208,17 +214,25 @@ export const messagesBody = sessionRefLoose.extend({
   before: messageIdSchema.optional(),
   limit: z.coerce.number().int().min(1).max(MESSAGES_PAGE_SIZE_MAX).default(MESSAGES_PAGE_SIZE_DEFAULT),
 })
+/**
+ * The interface's language when the request is made: the model writes in it unless the chat has a
+ * language of its own (ADR 038). Left out: the `lang` cookie, else the user's own language is left
+ * to the model.
+ */
+const requestLocale = z.enum(LOCALES).optional()
 export const chatBody = z.object({
   sessionId: sessionIdSchema,
   message: messageText,
   /** Defaults to the session's last model, else the platform's default model. */
   chatModelId: z.string().min(1).max(100).optional(),
   requestId: requestIdSchema,
+  locale: requestLocale,
 })
 export const regenerateBody = z.object({
   sessionId: sessionIdSchema,
   chatModelId: z.string().min(1).max(100).optional(),
   requestId: requestIdSchema,
+  locale: requestLocale,
 })
 export const selectSwipeBody = z.object({
   sessionId: sessionIdSchema,
@@ -231,8 +245,10 @@ export const editMessageBody = messageRefBody.extend({ content: messageText })
  * Any finite number passes here: the chat's model decides what is allowed, once the chat is known
  * to be the caller's (CHAT_SETTING_OUT_OF_BOUNDS, CHAT_SETTING_LOCKED). null: the model's default.
  */
-export const updateSettingsBody = chatSettingsSchema.extend({
+export const updateSettingsBody = chatGenerationSettingsSchema.extend({
   sessionId: sessionIdSchema,
+  /** Left out: the chat's language stays as it is. */
+  language: chatLanguageSchema.optional(),
   /** The model the bounds are read from: the one chosen in the chat, else the session's last, else the default. */
   chatModelId: z.string().min(1).max(100).optional(),
 })

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type {
+  chatGenerationSettingsSchema,
   chatMessageSchema,
   chatReplySchema,
   chatSessionDetailSchema,
@@ -142,6 +143,8 @@ export type ChatSessionSummary = z.infer<typeof chatSessionSummarySchema>
 export type ChatSessionList = z.infer<typeof chatSessionListSchema>
 export type ChatSessionDetail = z.infer<typeof chatSessionDetailSchema>
 export type ChatSettings = z.infer<typeof chatSettingsSchema>
+/** The settings a model's bounds apply to (ADR 033). */
+export type ChatGenerationSettings = z.infer<typeof chatGenerationSettingsSchema>
 export type ChatReply = z.infer<typeof chatReplySchema>
 export type ChatStreamEvent = {
   [K in keyof typeof chatStreamEventSchemas]: { event: K; data: z.infer<(typeof chatStreamEventSchemas)[K]> }

@@ -12,6 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core'
 import type { MessageAuthor, MessageStatus, SummaryFailureCode } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
 import { roles } from './roles.ts'
 import { users } from './users.ts'
 
@@ -49,6 +50,8 @@ export const chatSessions = pgTable(
      */
     temperature: doublePrecision('temperature'),
     replyTokens: integer('reply_tokens'),
+    /** The language the model writes in for this chat (a locale of contracts/locales.ts); null: the site's language at each request (ADR 038). */
+    language: text('language').$type<Locale>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

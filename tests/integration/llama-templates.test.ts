@@ -109,10 +109,12 @@ describe.skipIf(!llamaAvailable)('real llama-server: chats every chat template t
 
     const post = (session: Session, url: string, payload: object) =>
       t.injectWithLogin({ method: 'POST', url, payload }, session)
+    // With the interface's language, as the client sends it: the prompt then ends its system
+    // message with the language instruction (ADR 038).
     const send = (session: Session, sessionId: string, message: string) =>
-      post(session, '/api/chat', { sessionId, message, chatModelId: modelId })
+      post(session, '/api/chat', { sessionId, message, chatModelId: modelId, locale: 'ja' })
     const regenerate = (session: Session, sessionId: string) =>
-      post(session, '/api/chat/regenerate', { sessionId, chatModelId: modelId })
+      post(session, '/api/chat/regenerate', { sessionId, chatModelId: modelId, locale: 'ja' })
 
     /** A reply came back from the model and was stored; otherwise the product's answer and the server's log say why. */
     const why = (res: LightMyRequestResponse) =>

@@ -8,6 +8,7 @@ import type {
   ChatStreamEvent,
   PublicModel,
 } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
 
 export type CreatedSession = ChatSessionDetail & { firstMessage: ChatMessage | null }
 export type MessagePage = { items: ChatMessage[]; nextBefore: number | null; total: number }
@@ -66,7 +67,7 @@ const STREAM_PATHS = {
  */
 export async function streamReply(
   kind: keyof typeof STREAM_PATHS,
-  body: { sessionId: string; message?: string; chatModelId?: string; requestId: string },
+  body: { sessionId: string; message?: string; chatModelId?: string; requestId: string; locale: Locale },
   onEvent: (event: ChatStreamEvent) => void,
   signal?: AbortSignal,
 ): Promise<void> {

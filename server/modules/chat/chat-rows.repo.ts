@@ -95,6 +95,7 @@ export const sessionColumns = {
   lastMessagePreview: chatSessions.lastMessagePreview,
   temperature: chatSessions.temperature,
   replyTokens: chatSessions.replyTokens,
+  language: chatSessions.language,
   createdAt: chatSessions.createdAt,
   updatedAt: chatSessions.updatedAt,
   rolePublicId: roles.publicId,

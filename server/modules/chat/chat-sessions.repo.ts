@@ -1,5 +1,6 @@
 import { and, count, eq, type SQL, sql } from 'drizzle-orm'
 import type { SummaryFailureCode } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
 import type { Db } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { roles } from '#db/schema/roles.ts'
@@ -176,13 +177,24 @@ export function createChatSessionsRepo(db: Db) {
       return updated.length > 0
     },
 
-    /** The chat's temperature and reply length (null: the model's default); checked by the caller. */
-    async writeSettings(sessionId: string, settings: { temperature: number | null; replyTokens: number | null }) {
+    /**
+     * The chat's temperature and reply length (null: the model's default) and language (null: the
+     * site's; left out: unchanged); checked by the caller.
+     */
+    async writeSettings(
+      sessionId: string,
+      settings: { temperature: number | null; replyTokens: number | null; language?: Locale | null | undefined },
+    ) {
+      const { language, ...rest } = settings
       const [row] = await db
         .update(chatSessions)
-        .set(settings)
+        .set(language === undefined ? rest : { ...rest, language })
         .where(eq(chatSessions.id, sessionId))
-        .returning({ temperature: chatSessions.temperature, replyTokens: chatSessions.replyTokens })
+        .returning({
+          temperature: chatSessions.temperature,
+          replyTokens: chatSessions.replyTokens,
+          language: chatSessions.language,
+        })
       return row ?? null
     },
 

@@ -100,13 +100,13 @@ describe('bounds in /api/models', () => {
 describe('POST /api/session/settings/update', () => {
   it('stores the chat’s choices, shows them in the session and uses them for every generation', async () => {
     const { user, sessionId } = await newChat()
-    expect((await detailOf(user, sessionId)).settings).toEqual({ temperature: null, replyTokens: null })
+    expect((await detailOf(user, sessionId)).settings).toEqual({ temperature: null, replyTokens: null, language: null })
 
     const res = await setSettings(user, { sessionId, temperature: 1.25, replyTokens: 200 })
     expect(res.statusCode, res.body).toBe(200)
-    expect(res.json().data).toEqual({ temperature: 1.25, replyTokens: 200 })
+    expect(res.json().data).toEqual({ temperature: 1.25, replyTokens: 200, language: null })
     const detail = await detailOf(user, sessionId)
-    expect(detail.settings).toEqual({ temperature: 1.25, replyTokens: 200 })
+    expect(detail.settings).toEqual({ temperature: 1.25, replyTokens: 200, language: null })
     // The reply length is reserved out of the window: the prompt's budget shrinks with it.
     expect(detail.context.replyReserveTokens).toBe(200)
     expect(detail.context.budgetTokens).toBe(detail.context.windowTokens - 200)
@@ -135,7 +135,7 @@ describe('POST /api/session/settings/update', () => {
     const { user, sessionId } = await newChat()
     await setSettings(user, { sessionId, temperature: 0.1, replyTokens: 100 })
     const res = await setSettings(user, { sessionId, temperature: null, replyTokens: null })
-    expect(res.json().data).toEqual({ temperature: null, replyTokens: null })
+    expect(res.json().data).toEqual({ temperature: null, replyTokens: null, language: null })
     await post(user, '/api/chat', { sessionId, message: 'Evening.', chatModelId: 'tavern-8b' })
     // The model's own temperature; the reply length is the default cap, within a quarter of the free plan's 4K.
     const asked = lastAsked()
@@ -166,7 +166,7 @@ describe('POST /api/session/settings/update', () => {
     // Not numbers: the schema's refusal.
     expect((await setSettings(user, { sessionId, temperature: 'hot', replyTokens: null })).statusCode).toBe(400)
     expect((await setSettings(user, { sessionId, temperature: null, replyTokens: 1.5 })).statusCode).toBe(400)
-    expect((await detailOf(user, sessionId)).settings).toEqual({ temperature: 0.9, replyTokens: 500 })
+    expect((await detailOf(user, sessionId)).settings).toEqual({ temperature: 0.9, replyTokens: 500, language: null })
   })
 
   it('answers 404 for another user’s chat, whatever the values, and leaves it alone', async () => {
@@ -184,7 +184,7 @@ describe('POST /api/session/settings/update', () => {
     expect(
       (await setSettings(stranger, { sessionId: 'not-a-uuid', temperature: 1, replyTokens: null })).statusCode,
     ).toBe(404)
-    expect((await detailOf(user, sessionId)).settings).toEqual({ temperature: 0.3, replyTokens: 150 })
+    expect((await detailOf(user, sessionId)).settings).toEqual({ temperature: 0.3, replyTokens: 150, language: null })
   })
 })
 

@@ -38,6 +38,7 @@ import {
   updateMemoryBody,
   updateSettingsBody,
 } from '#contracts/chat-schemas.ts'
+import { isLocale, LOCALE_COOKIE, type Locale } from '#contracts/locales.ts'
 import { isDatabaseUnavailable } from '#server/lib/database-errors.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
@@ -167,6 +168,11 @@ const streamResponse = {
 export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: number): FastifyPluginAsyncZod {
   return async (app) => {
     const userOf = (request: FastifyRequest) => request.userId ?? ''
+    /** A turn's body with the interface's language: the client's, else the `lang` cookie (ADR 038). */
+    const withLocale = <T extends { locale?: Locale | undefined }>(request: FastifyRequest, body: T): T => {
+      const cookie = request.cookies[LOCALE_COOKIE]
+      return { ...body, locale: body.locale ?? (isLocale(cookie) ? cookie : undefined) }
+    }
     const limitSending = (request: FastifyRequest) => enforceLimit(kv, `chat:user:${userOf(request)}`, CHAT_SEND_LIMIT)
     /** The session id from the body or, as the spec has it for /api/session, the query. */
     const sessionIdOf = (request: {
@@ -273,7 +279,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerJson(reply, (hooks) => chat.send(userOf(request), request.body, hooks))
+        return answerJson(reply, (hooks) => chat.send(userOf(request), withLocale(request, request.body), hooks))
       },
     )
 
@@ -291,7 +297,9 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerStream(request, reply, keepAliveMs, (hooks) => chat.send(userOf(request), request.body, hooks))
+        return answerStream(request, reply, keepAliveMs, (hooks) =>
+          chat.send(userOf(request), withLocale(request, request.body), hooks),
+        )
       },
     )
 
@@ -309,7 +317,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerJson(reply, (hooks) => chat.regenerate(userOf(request), request.body, hooks))
+        return answerJson(reply, (hooks) => chat.regenerate(userOf(request), withLocale(request, request.body), hooks))
       },
     )
 
@@ -328,7 +336,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       async (request, reply) => {
         await limitSending(request)
         return answerStream(request, reply, keepAliveMs, (hooks) =>
-          chat.regenerate(userOf(request), request.body, hooks),
+          chat.regenerate(userOf(request), withLocale(request, request.body), hooks),
         )
       },
     )
@@ -347,7 +355,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerJson(reply, (hooks) => chat.continue(userOf(request), request.body, hooks))
+        return answerJson(reply, (hooks) => chat.continue(userOf(request), withLocale(request, request.body), hooks))
       },
     )
 
@@ -365,7 +373,9 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       },
       async (request, reply) => {
         await limitSending(request)
-        return answerStream(request, reply, keepAliveMs, (hooks) => chat.continue(userOf(request), request.body, hooks))
+        return answerStream(request, reply, keepAliveMs, (hooks) =>
+          chat.continue(userOf(request), withLocale(request, request.body), hooks),
+        )
       },
     )
 

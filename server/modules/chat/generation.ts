@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { type ChatReply, type ContextUsage, type MessageStatus, MODEL_FAILURE_CODES } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
 import type { Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
@@ -24,6 +25,7 @@ import {
 } from './chat-views.ts'
 import { continuationMessages, createEchoStripper, joinContinuation } from './continuation.ts'
 import { type LoadedHistory, loadHistory } from './history.ts'
+import { chatLanguage } from './language.ts'
 import type { MemorySummary } from './memory-summary.ts'
 import type { ModelActivity } from './model-activity.ts'
 import { buildPrompt, contextWindow } from './prompt.ts'
@@ -48,6 +50,8 @@ export type Turn = {
   reservation: Reservation | null
   /** Continue: the reply (its shown alternative) the model extends; null for a new reply (ADR 031). */
   continuing: ChatMessageRow | null
+  /** The interface's language of the request (the client's, else the `lang` cookie); null: not known. */
+  locale: Locale | null
 }
 
 export type GenerationDeps = {
@@ -153,6 +157,7 @@ export function createGeneration({
       olderExist,
       budgetTokens: window.budgetTokens,
       promptStyle: turn.model.promptStyle,
+      language: chatLanguage(turn.session.language, turn.locale),
     })
     const result = await resultOf(turn, reply, usageOf(prompt, turn.model, turn.plan, window), {
       stopped: reply.status === 'interrupted',
@@ -199,6 +204,7 @@ export function createGeneration({
       olderExist,
       budgetTokens: window.budgetTokens - (continuing?.tokens ?? 0),
       promptStyle: model.promptStyle,
+      language: chatLanguage(session.language, turn.locale),
     }
     const prompt = buildPrompt({ ...promptInput, history })
     /** Whether the model reasoned: a reply that is only reasoning fails with its own code. */
@@ -379,7 +385,7 @@ export function createGeneration({
         throw error
       }
       const next = buildPrompt({ ...promptInput, history: [...history, toHistory(reply)] })
-      memory.schedule(session, next)
+      memory.schedule(session, next, promptInput.language)
       const result = await resultOf(turn, reply, usageOf(next, model, plan, window), {
         stopped: false,
         replayed: false,

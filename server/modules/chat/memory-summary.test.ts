@@ -88,6 +88,13 @@ describe('a summary sized to the model context', () => {
     expect(system?.content).toContain('between Sam and Mara')
     expect(system?.content).toContain('at most 250 words')
     expect(user?.content).toBe('Memory so far:\nSam boarded.\n\nNew messages:\nSam: Where to?\n\nMara: North.')
+    expect(system?.content).toContain('in the language of the conversation')
+  })
+
+  it("asks for the summary in the chat's language when it is known (ADR 038)", () => {
+    const [system] = summaryPrompt({ ...names, language: 'ja', note: '', messages: [] })
+    expect(system?.content).toContain('the past tense, in Japanese (日本語), in at most')
+    expect(system?.content).not.toContain('language of the conversation')
   })
 })
 
@@ -138,7 +145,11 @@ describe('scheduling a memory summary after a reply', () => {
     memory.schedule(sessionWith(null), prompt(true, 40))
     memory.schedule(sessionWith(10), prompt(true, 40))
     await Promise.resolve()
-    const job = { kind: 'chat-summary', payload: { sessionId: 's1', userId: 'u1', keptFromId: 40 }, key: 'summary:s1' }
+    const job = {
+      kind: 'chat-summary',
+      payload: { sessionId: 's1', userId: 'u1', keptFromId: 40, language: null },
+      key: 'summary:s1',
+    }
     expect(queued).toEqual([
       { ...job, runAt: undefined },
       { ...job, runAt: undefined },
@@ -294,6 +305,32 @@ async function failSummary(sessionId: string, times: number) {
     await jobs().drain()
   }
 }
+
+describe("the memory summary is written in the chat's language (ADR 038)", () => {
+  it("the language of the reply that queued it; the chat's own language when it has one", async () => {
+    const { user, sessionId } = await longChat()
+    expect((await post(user, '/api/chat', { sessionId, message: 'Hello', locale: 'ja' })).statusCode).toBe(200)
+    await expect.poll(async () => (await summaryJob(sessionId)) !== undefined).toBe(true)
+    await jobs().drain()
+    expect(summaryRequests().at(-1)?.messages[0]?.content).toContain('in Japanese (日本語)')
+
+    // The chat's own language, set after the job was queued, wins when it runs.
+    const other = await longChat()
+    await post(other.user, '/api/chat', { sessionId: other.sessionId, message: 'Hello', locale: 'ja' })
+    await expect.poll(async () => (await summaryJob(other.sessionId)) !== undefined).toBe(true)
+    const set = await post(other.user, '/api/session/settings/update', {
+      sessionId: other.sessionId,
+      temperature: null,
+      replyTokens: null,
+      language: 'de',
+    })
+    expect(set.statusCode).toBe(200)
+    await jobs().drain()
+    const asked = summaryRequests().at(-1)?.messages[0]?.content
+    expect(asked).toContain('in German (Deutsch)')
+    expect(asked).not.toContain('Japanese')
+  })
+})
 
 describe('the memory summary never costs the user a reply', () => {
   it('waits while a reply is written on the model, then runs after it, not counted as a failure', async () => {

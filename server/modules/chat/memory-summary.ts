@@ -4,7 +4,8 @@ import {
   SUMMARY_NOTICE_FAILURES,
   type SummaryFailureCode,
 } from '#contracts/chat.ts'
-import { JOB_KINDS } from '#server/modules/jobs/job-kinds.ts'
+import type { Locale } from '#contracts/locales.ts'
+import { JOB_KINDS, type JobPayloads } from '#server/modules/jobs/job-kinds.ts'
 import { DeferJobError, type JobQueue } from '#server/modules/jobs/job-queue.ts'
 import { completeChat, LlmError, opaqueUserId } from '#server/modules/models/llm-client.ts'
 import { OPERATOR_HINTS } from '#server/modules/models/model-failures.ts'
@@ -13,6 +14,7 @@ import type { ModelConfig } from '#server/modules/models/models.ts'
 import type { ChatRepo, SessionView } from './chat.repo.ts'
 import { HISTORY_PAGE, toHistory } from './chat-views.ts'
 import { reasoningFields } from './generation.ts'
+import { chatLanguage } from './language.ts'
 import type { ModelActivity } from './model-activity.ts'
 import { SummaryYielded } from './model-activity.ts'
 import type { Prompt } from './prompt.ts'
@@ -95,12 +97,12 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
    * The reply never waits for this; a failure to queue is logged, and the next reply queues again.
    * After the job gave up, it is queued again, SUMMARY_GIVE_UP_PAUSE_MS after the last failure.
    */
-  function schedule(session: SessionView, next: Prompt) {
+  function schedule(session: SessionView, next: Prompt, language: Locale | null = null) {
     const oldestKept = next.included[0]?.id
     if (!next.trimmed || oldestKept === undefined) return
     if (session.memoryThroughId !== null && session.memoryThroughId >= oldestKept - 1) return
     if (slots.shutdownSignal.aborted) return
-    const payload = { sessionId: session.id, userId: session.userId, keptFromId: oldestKept }
+    const payload = { sessionId: session.id, userId: session.userId, keptFromId: oldestKept, language }
     const failedAt = session.summaryFailedAt?.getTime()
     const pauseUntil =
       session.summaryFailures >= GIVE_UP_FAILURES && failedAt !== undefined ? failedAt + SUMMARY_GIVE_UP_PAUSE_MS : 0
@@ -129,8 +131,19 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
     })
 
   /** One summary call over `rows`, trimmed and sent again when the server refuses it as too long. */
-  async function summaryOf(session: SessionView, note: string, rows: SummaryRequest['covered'], signal: AbortSignal) {
-    const names = { characterName: session.roleName ?? '', userName: session.username }
+  async function summaryOf(
+    session: SessionView,
+    note: string,
+    rows: SummaryRequest['covered'],
+    signal: AbortSignal,
+    queuedLanguage: Locale | null,
+  ) {
+    // The chat's own language now, else the one its replies were written in when the job was queued.
+    const names = {
+      characterName: session.roleName ?? '',
+      userName: session.username,
+      language: chatLanguage(session.language, queuedLanguage),
+    }
     const sample = rows[0]?.content ?? ''
     for (let attempt = 0, share = 1; ; attempt++, share *= LENGTH_RETRY_SHARE) {
       const fit = await modelContext(summaryModel, sample)
@@ -164,13 +177,13 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
   }
 
   /** Throws when the model fails, so the job is retried. */
-  async function summarise(session: SessionView, keptFromId: number, signal: AbortSignal) {
+  async function summarise(session: SessionView, keptFromId: number, signal: AbortSignal, language: Locale | null) {
     for (let round = 0; round < SUMMARY_ROUNDS; round++) {
       const memory = await repo.memoryOf(session.id)
       if (!memory) return
       const rows = (await repo.messagesBetween(session.id, memory.throughId, keptFromId, HISTORY_PAGE)).map(toHistory)
       if (rows.length === 0) return
-      const { text, covered } = await summaryOf(session, memory.note, rows, signal)
+      const { text, covered } = await summaryOf(session, memory.note, rows, signal, language)
       const last = covered.at(-1)
       const note = Array.from(text.trim()).slice(0, MEMORY_NOTE_MAX_LENGTH).join('')
       if (!note || !last) throw new LlmError('invalid', 'The model sent an empty summary')
@@ -191,11 +204,11 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
      * summary that gave way to a reply is deferred (DeferJobError); a failure is counted on the
      * session, logged at warn with the provider's reason, and thrown so the job is retried.
      */
-    async run(job: { sessionId: string; userId: string; keptFromId: number }, signal: AbortSignal) {
+    async run(job: JobPayloads['chat-summary'], signal: AbortSignal) {
       const session = await repo.findSession(job.sessionId, job.userId)
       if (!session) return // The chat was deleted meanwhile.
       try {
-        await summarise(session, job.keptFromId, signal)
+        await summarise(session, job.keptFromId, signal, job.language ?? null)
       } catch (error) {
         if (error instanceof SummaryYielded) throw new DeferJobError(deferMs, error.message, { cause: error })
         // Shutdown: the queue puts the job back, not the summary's fault.

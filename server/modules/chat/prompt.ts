@@ -1,5 +1,6 @@
 import type { Lorebook } from '#contracts/characters.ts'
 import type { MessageAuthor } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
 import type { ChatMessage } from '#server/modules/models/llm-client.ts'
 import {
   countOneMessageTokens,
@@ -8,6 +9,7 @@ import {
   TOKENS_PER_MESSAGE,
 } from '#server/modules/models/tokens.ts'
 import { DEFAULT_MAX_REPLY_TOKENS } from '#server/modules/models/user-settings.ts'
+import { replyLanguageInstruction } from './language.ts'
 import { type ActiveLore, activeLore } from './lorebook.ts'
 import {
   CONTINUE_TURN,
@@ -70,7 +72,7 @@ const ALL_PARTS: SystemParts = { examples: true, introduction: true, lore: true 
 const NO_LORE: ActiveLore = { before: [], after: [], tokens: 0 }
 
 const DEFAULT_INSTRUCTION =
-  "You are {{char}}, in an ongoing role-play with {{user}}. Stay in character. Write only {{char}}'s next reply, in the language {{user}} writes in, and never speak or act for {{user}}."
+  "You are {{char}}, in an ongoing role-play with {{user}}. Stay in character. Write only {{char}}'s next reply, and never speak or act for {{user}}."
 
 // A card's `{{original}}` stands for the prompt it replaces (Character Card V2).
 const ORIGINAL = /\{\{\s*original\s*\}\}/gi
@@ -159,6 +161,8 @@ export type PromptInput = {
   budgetTokens: number
   /** How the messages are shaped for the model's chat template (ADR 029); strict by default. */
   promptStyle?: PromptStyle
+  /** The language of the reply (language.ts `chatLanguage`); null or left out: the one the user writes in. */
+  language?: Locale | null
 }
 
 export type Prompt = {
@@ -199,8 +203,8 @@ function shapedCost(messages: readonly ChatMessage[], picked: readonly HistoryMe
 
 /**
  * Builds the prompt within `budgetTokens`. The system message may take at most half of it: past
- * that, the example dialogue goes first, then the introduction, then the text is cut from the end.
- * Messages are added newest first until the next one does not fit; the newest always goes in.
+ * that, the example dialogue goes first, then the introduction, then the text is cut from the end;
+ * the language line (ADR 038) always closes it, after the card's own system prompt. Messages are added newest first until the next one does not fit; the newest always goes in.
  */
 export function buildPrompt(input: PromptInput): Prompt {
   const { character, userName, memoryNote, history, budgetTokens } = input
@@ -217,12 +221,16 @@ export function buildPrompt(input: PromptInput): Prompt {
     { examples: false, introduction: false, lore: true },
     { examples: false, introduction: false, lore: false },
   ]
+  // The language line closes the system prompt whatever else is cut (ADR 038): its room is kept first.
+  const languageLine = `\n\n${replaceMacros(replyLanguageInstruction(input.language ?? null), { char: character.name, user: userName })}`
+  const cap = systemCap - countTokens(languageLine)
   let system = ''
   for (const parts of attempts) {
     system = systemPromptOf(character, userName, memoryNote, parts, lore)
-    if (systemCost(system) <= systemCap) break
+    if (systemCost(system) <= cap) break
   }
-  if (systemCost(system) > systemCap) system = truncateToTokens(system, Math.max(0, systemCap - systemCost('')))
+  if (systemCost(system) > cap) system = truncateToTokens(system, Math.max(0, cap - systemCost('')))
+  system += languageLine
   let used = REPLY_PRIMING_TOKENS + systemCost(system) + shapingReserve(character.name)
   // The card's post-history instructions: an eighth of the budget at most.
   let after = postHistoryOf(character, userName)

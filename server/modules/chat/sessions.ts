@@ -49,12 +49,13 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
       olderExist,
       budgetTokens: window.budgetTokens,
       promptStyle: model.promptStyle,
+      language: session.language,
     })
     return {
       ...summaryOf(session, adultOk),
       modelId: session.modelId,
       memory: memoryView(session),
-      settings: { temperature: session.temperature, replyTokens: session.replyTokens },
+      settings: { temperature: session.temperature, replyTokens: session.replyTokens, language: session.language },
       context: usageOf(prompt, model, plan, window),
       plan: { planId: plan.planId, memoryK: plan.memoryK, premiumModels: plan.premiumModels },
     }
@@ -144,7 +145,10 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
     async updateSettings(
       userId: string,
       sessionId: string,
-      settings: ChatSettings & { chatModelId?: string | undefined },
+      settings: Omit<ChatSettings, 'language'> & {
+        language?: ChatSettings['language'] | undefined
+        chatModelId?: string | undefined
+      },
     ): Promise<ChatSettings> {
       const session = await requireSession(sessionId, userId)
       const bounds = userBoundsOf(entitlements.modelFor(settings.chatModelId, session.modelId))
@@ -165,6 +169,7 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
       const written = await repo.writeSettings(session.id, {
         temperature: settings.temperature,
         replyTokens: settings.replyTokens,
+        language: settings.language,
       })
       if (!written) throw invalidSession()
       return written

@@ -1,6 +1,8 @@
+import type { Locale } from '#contracts/locales.ts'
 import type { ChatMessage } from '#server/modules/models/llm-client.ts'
 import { type ModelContext, SAFETY_MARGIN } from '#server/modules/models/model-server-info.ts'
 import { countMessageTokens, countTokens } from '#server/modules/models/tokens.ts'
+import { summaryLanguageInstruction } from './language.ts'
 import { type HistoryMessage, replaceMacros, truncateToTokens } from './prompt.ts'
 
 /**
@@ -48,10 +50,11 @@ export function summaryBudget(
   return { outputTokens, inputTokens }
 }
 
-type Names = { characterName: string; userName: string }
+/** `language`: the chat's (language.ts `chatLanguage`); null or left out: the conversation's own. */
+type Names = { characterName: string; userName: string; language?: Locale | null }
 
 const INSTRUCTION =
-  'You keep the memory of a role-play between {{user}} and {{char}}. Rewrite the memory so that it also covers the new messages: who is who, what happened, facts learned, feelings, promises and open threads. Write in the third person and the past tense, in the language of the conversation, in at most {{words}} words. Answer with the memory text only.'
+  'You keep the memory of a role-play between {{user}} and {{char}}. Rewrite the memory so that it also covers the new messages: who is who, what happened, facts learned, feelings, promises and open threads. Write in the third person and the past tense, {{language}}, in at most {{words}} words. Answer with the memory text only.'
 
 /**
  * The request that folds messages which left the window into the memory note. The model rewrites
@@ -66,7 +69,16 @@ export function summaryPrompt(
     .map((m) => `${m.author === 'user' ? names.user : names.char}: ${m.content}`)
     .join('\n\n')
   return [
-    { role: 'system', content: replaceMacros(INSTRUCTION.replace('{{words}}', String(maxWords)), names) },
+    {
+      role: 'system',
+      content: replaceMacros(
+        INSTRUCTION.replace('{{words}}', String(maxWords)).replace(
+          '{{language}}',
+          summaryLanguageInstruction(input.language ?? null),
+        ),
+        names,
+      ),
+    },
     {
       role: 'user',
       content: `Memory so far:\n${input.note.trim() || '(nothing yet)'}\n\nNew messages:\n${transcript}`,

@@ -1,3 +1,4 @@
+import type { Locale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { modelContext } from '#server/modules/models/model-server-info.ts'
@@ -68,8 +69,15 @@ type SendInput = {
   message: string
   chatModelId?: string | undefined
   requestId?: string | undefined
+  /** The interface's language of the request (ADR 038). */
+  locale?: Locale | undefined
 }
-type RegenerateInput = { sessionId: string; chatModelId?: string | undefined; requestId?: string | undefined }
+type RegenerateInput = {
+  sessionId: string
+  chatModelId?: string | undefined
+  requestId?: string | undefined
+  locale?: Locale | undefined
+}
 
 export function createTurnPipeline({ repo, entitlements, slots, generation }: TurnPipelineDeps) {
   /** Stage 2: may the user take this turn, with which plan and model. Thrown refusals store nothing. */
@@ -94,13 +102,23 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
   function run(
     userId: string,
     session: SessionView,
-    input: { chatModelId?: string | undefined; requestId?: string | undefined },
+    input: { chatModelId?: string | undefined; requestId?: string | undefined; locale?: Locale | undefined },
     hooks: TurnHooks,
     steps: (turn: Turn) => TurnSteps,
   ) {
     const { plan, model, price } = decide(session, input.chatModelId)
     return slots.withSlot(session.id, hooks.signal, (slot) => {
-      const turn = newTurn({ userId, session, plan, model, price, requestId: input.requestId ?? null, hooks, slot })
+      const turn = newTurn({
+        userId,
+        session,
+        plan,
+        model,
+        price,
+        requestId: input.requestId ?? null,
+        hooks,
+        slot,
+        locale: input.locale ?? null,
+      })
       return answer(turn, steps(turn))
     })
   }
@@ -159,7 +177,17 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
     if (!sent) return undefined
     const { plan, model, price } = decide(sent.session, input.chatModelId)
     if (price !== 0) throw new Error('a premium model took the path of free ones')
-    const turn = newTurn({ userId, session: sent.session, plan, model, price, requestId, hooks, slot })
+    const turn = newTurn({
+      userId,
+      session: sent.session,
+      plan,
+      model,
+      price,
+      requestId,
+      hooks,
+      slot,
+      locale: input.locale ?? null,
+    })
     return answer(turn, { after: (t) => withUserMessage(t, sent.userMessage, sent.recent) })
   }
 

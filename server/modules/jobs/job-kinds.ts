@@ -1,3 +1,4 @@
+import type { Locale } from '#contracts/locales.ts'
 import type { MailMessage } from '#server/modules/mail/mailer.ts'
 
 export const MINUTE = 60_000
@@ -18,7 +19,8 @@ export type JobPayloads = {
   /** A mail whose whole content is known (the contact form). Deleted once sent. */
   mail: MailMessage
   /** Fold the messages that left a chat's memory window into its memory note. */
-  'chat-summary': { sessionId: string; userId: string; keptFromId: number }
+  /** `language`: the reply's language when the job was queued (ADR 038); absent in jobs queued before it. */
+  'chat-summary': { sessionId: string; userId: string; keptFromId: number; language?: Locale | null }
   /** The monthly diamonds of every account whose month has not been credited yet. */
   'monthly-award': Record<string, never>
   /** Deletes sign-in tokens and e-mail links that expired or were used up (hourly). */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type ChatSettings, REPLY_TOKENS_MIN, TEMPERATURE_MAX } from '#contracts/chat.ts'
+import { type ChatGenerationSettings, REPLY_TOKENS_MIN, TEMPERATURE_MAX } from '#contracts/chat.ts'
 
 /**
  * What a user may set per chat within the operator's bounds (issue 18 item 9, ADR 033): the
@@ -100,7 +100,7 @@ const clamp = (value: number, bounds: Bounds) => Math.min(bounds.max, Math.max(b
  */
 export function effectiveSettings(
   model: Parameters<typeof userBoundsOf>[0],
-  chat: ChatSettings,
+  chat: ChatGenerationSettings,
 ): { temperature: number | undefined; replyTokens: number } {
   const bounds = userBoundsOf(model)
   return {
@@ -118,9 +118,12 @@ export function effectiveSettings(
 /** Why a choice is refused: the setting is forbidden, or outside the bounds. Null: accepted. */
 export function refusalOf(
   bounds: UserBounds,
-  field: keyof ChatSettings,
+  field: keyof ChatGenerationSettings,
   value: number | null,
-): { field: keyof ChatSettings; locked: true } | { field: keyof ChatSettings; min: number; max: number } | null {
+):
+  | { field: keyof ChatGenerationSettings; locked: true }
+  | { field: keyof ChatGenerationSettings; min: number; max: number }
+  | null {
   if (value === null) return null
   const b = bounds[field]
   if (!b) return { field, locked: true }

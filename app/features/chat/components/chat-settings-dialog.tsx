@@ -5,11 +5,12 @@ import { updateChatSettings } from '#app/features/chat/settings-api.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatNumber } from '#app/lib/format.ts'
 import { notify } from '#app/lib/notify.tsx'
-import type { ChatSettings, PublicModel } from '#contracts/chat.ts'
+import type { ChatGenerationSettings, ChatSettings, PublicModel } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'
+import { LanguageSelect } from './chat-language-select.tsx'
 
 type Bounds = NonNullable<PublicModel['userSettings']['temperature']>
-type Field = keyof ChatSettings
+type Field = keyof ChatGenerationSettings
 
 const STEP: Record<Field, number> = { temperature: 0.05, replyTokens: 1 }
 
@@ -21,6 +22,7 @@ const outside = (value: number | null, bounds: Bounds | null) =>
  * The chat's temperature and reply length (ADR 033), each within the bounds the operator set for
  * the chat's model, or the model's default (null). A setting the operator forbids is shown, disabled.
  * A stored choice outside bounds narrowed since is shown clamped, as the next reply will use it.
+ * And the language the character writes in (ADR 038): the site's by default.
  */
 export function ChatSettingsDialog({
   locale,
@@ -48,6 +50,7 @@ export function ChatSettingsDialog({
   const [values, setValues] = useState<ChatSettings>({
     temperature: initial('temperature'),
     replyTokens: initial('replyTokens'),
+    language: settings.language,
   })
   const [busy, setBusy] = useState(false)
   const locked = bounds.temperature === null && bounds.replyTokens === null
@@ -91,11 +94,16 @@ export function ChatSettingsDialog({
           onChange={(value) => setValues((v) => ({ ...v, [field]: value }))}
         />
       ))}
+      <LanguageSelect
+        locale={locale}
+        value={values.language}
+        onChange={(language) => setValues((v) => ({ ...v, language }))}
+      />
       <DialogActions className="mt-6 flex flex-wrap">
         <button
           type="button"
           className="button-ghost me-auto"
-          onClick={() => setValues({ temperature: null, replyTokens: null })}
+          onClick={() => setValues((v) => ({ ...v, temperature: null, replyTokens: null }))}
           disabled={values.temperature === null && values.replyTokens === null}
         >
           {t('settings.reset')}
@@ -103,7 +111,7 @@ export function ChatSettingsDialog({
         <button type="button" className="button-ghost" onClick={onClose}>
           {t('cancel')}
         </button>
-        <button type="button" className="button-primary px-4 py-2" onClick={save} disabled={busy || invalid || locked}>
+        <button type="button" className="button-primary px-4 py-2" onClick={save} disabled={busy || invalid}>
           {t('settings.save')}
         </button>
       </DialogActions>

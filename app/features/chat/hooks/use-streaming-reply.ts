@@ -147,7 +147,8 @@ export function useStreamingReply(options: Options): StreamingReply {
     try {
       await streamReply(
         kind,
-        { sessionId, message, chatModelId: modelId || undefined, requestId: crypto.randomUUID() },
+        // The interface's language: the model writes in it unless the chat has its own (ADR 038).
+        { sessionId, message, chatModelId: modelId || undefined, requestId: crypto.randomUUID(), locale },
         onEvent,
         controller.signal,
       )
