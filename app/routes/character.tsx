@@ -10,7 +10,7 @@ import { getOwnRole } from '#app/features/characters/api/get-own-role.ts'
 import { ExportButtons } from '#app/features/characters/components/export-buttons.tsx'
 import { ReportButton } from '#app/features/characters/components/report-dialog.tsx'
 import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
-import { formatDate } from '#app/lib/format.ts'
+import { formatDate, formatRating } from '#app/lib/format.ts'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
@@ -230,7 +230,7 @@ function CharacterView({
               <li className="flex items-center gap-1.5">
                 <Star aria-hidden="true" className="size-4" />
                 {role.rating.count > 0
-                  ? t('card.rating', { rating: role.rating.average.toFixed(1), count: role.rating.count })
+                  ? t('card.rating', { rating: formatRating(locale, role.rating.average), count: role.rating.count })
                   : t('card.notRated')}
               </li>
               {role.creator ? <li>{t('role.createdBy', { name: role.creator.username })}</li> : null}
