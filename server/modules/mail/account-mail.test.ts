@@ -119,14 +119,17 @@ describe('account mails', () => {
 
     it('writes the moment in the reader’s language and calendar, in UTC, and says so', () => {
       const when = (locale: Locale) => formatMailDate(locale, AT)
-      expect(when('en')).toBe('November 22, 2026 at 1:05 PM UTC')
-      expect(when('de')).toBe('22. November 2026 um 13:05 UTC')
-      expect(when('ja')).toBe('2026年11月22日 13:05 UTC')
+      expect(when('en')).toBe('November 22, 2026 at 1:05 PM (UTC)')
+      expect(when('de')).toBe('22. November 2026 um 13:05 Uhr (UTC)')
+      expect(when('ja')).toBe('2026年11月22日 13:05（UTC）')
+      // Intl's own zone placement read oddly here: "下午1:05 [UTC]", "1:05 pm UTC बजे".
+      expect(when('zh-tw')).toBe('2026年11月22日 下午1:05（UTC）')
+      expect(when('hi')).toBe('UTC समय के अनुसार 22 नवंबर 2026 को 1:05 pm बजे')
       expect(when('ar')).toContain('نوفمبر')
       // Thai dates count Buddhist Era years.
       expect(when('th')).toContain('2569')
       const text = renderSecurityMail('password-changed', 'ru', { username: 'a', at: AT, link: FORGOT }).text
-      expect(text).toContain('22 ноября 2026 г. в 13:05 UTC')
+      expect(text).toContain('22 ноября 2026 г. в 13:05 по UTC')
     })
 
     it('escapes the username in HTML and writes Arabic right to left', () => {

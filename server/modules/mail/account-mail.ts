@@ -122,19 +122,20 @@ const SECURITY_KEYS: Record<SecurityMailEvent, { subject: string; paragraphs: st
 }
 
 /**
- * The moment in the reader's language. We do not know their time zone, so it is written in UTC and
- * says so.
+ * The moment in the reader's language and calendar. We do not know their time zone, so it is
+ * written in UTC and says so in their words (`common.inUtc`): the zone is left out of Intl's
+ * pattern, which puts it oddly in some locales ("下午2:05 [UTC]", "2:05 pm UTC बजे").
  */
 export function formatMailDate(locale: Locale, at: Date): string {
-  return new Intl.DateTimeFormat(LOCALE_TAGS[locale], {
+  const time = new Intl.DateTimeFormat(LOCALE_TAGS[locale], {
     year: 'numeric',
     month: 'long',
     day: 'numeric',
     hour: 'numeric',
     minute: '2-digit',
     timeZone: 'UTC',
-    timeZoneName: 'short',
   }).format(at)
+  return interpolate(lookup(locale, 'common.inUtc'), { time })
 }
 
 export function renderSecurityMail(event: SecurityMailEvent, locale: Locale, values: SecurityMailValues): RenderedMail {
