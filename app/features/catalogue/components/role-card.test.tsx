@@ -9,7 +9,7 @@ const role: RoleSummary = {
   name: 'Aiko',
   avatarUrl: null,
   tags: [],
-  summary: 'A guide',
+  summary: '*She bows.* A guide for {{user}}, says {{char}}',
   chatCount: 3,
   popularity: 3,
   rating: { average: 4.5, count: 2 },
@@ -31,5 +31,10 @@ describe('a character card', () => {
   it('shows the rating in the page locale’s number format', () => {
     expect(render('/de/characters')).toContain('4,5</span>')
     expect(render('/characters')).toContain('4.5</span>')
+  })
+
+  it('shows the summary with its names filled in and without emphasis marks', () => {
+    // No i18n instance in this test: the neutral word shows as its key.
+    expect(render('/characters')).toContain('She bows. A guide for role.userStandIn, says Aiko')
   })
 })

@@ -2,8 +2,10 @@ import { MessageCircle, Star } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
 import { formatRating } from '#app/lib/format.ts'
+import { withoutEmphasis } from '#app/lib/markdown.ts'
 import type { RoleSummary } from '#contracts/catalogue.ts'
 import { splitLocalePath } from '#contracts/locales.ts'
+import { replaceMacros } from '#contracts/macros.ts'
 
 /**
  * A character in a grid: avatar, name, tags, summary, chats and rating. Adult ones stay blurred.
@@ -69,7 +71,7 @@ export function RoleCard({
         ) : (
           // Characters are written in any language: the text takes its direction from its content.
           <p dir="auto" className="line-clamp-3 text-start text-sm text-zinc-400">
-            {role.summary}
+            {withoutEmphasis(replaceMacros(role.summary, { char: role.name, user: t('role.userStandIn') }))}
           </p>
         )}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400">
