@@ -58,6 +58,8 @@ describe('locale detection', () => {
     expect((await get('/fr/characters', { cookie: 'lang=ja' })).statusCode).toBe(200)
     expect((await get('/characters.data', { cookie: 'lang=ja' })).statusCode).toBe(200)
     expect((await get('/api/roles', { cookie: 'lang=ja' })).statusCode).toBe(200)
+    // React Router's route discovery, fetched from /ja pages too: a redirect to /ja/__manifest is a 404.
+    expect((await get('/__manifest?p=%2Fja%2Fblog%2Fx&version=1', { cookie: 'lang=ja' })).statusCode).toBe(200)
     const bot = await get('/', { cookie: 'lang=ja', 'accept-language': 'ja', 'user-agent': GOOGLEBOT })
     expect(bot.statusCode).toBe(200)
     expect(bot.headers['set-cookie']).toBeUndefined()

@@ -12,8 +12,9 @@ import {
   splitLocalePath,
 } from '#contracts/locales.ts'
 
-// Files, data requests (`/x.data`) and machine endpoints are never redirected.
-const NOT_A_PAGE = /^\/(api|builds|assets|healthz|readyz|metrics)(\/|$)|\.[a-z0-9]+$/i
+// Files, data requests (`/x.data`), React Router's route discovery (`/__manifest`, asked from every
+// page while a visitor navigates) and machine endpoints are never redirected.
+const NOT_A_PAGE = /^\/(api|builds|assets|healthz|readyz|metrics|__manifest)(\/|$)|\.[a-z0-9]+$/i
 
 /**
  * First visit without a language cookie: the browser's language (Accept-Language) picks the
