@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDate, formatNumber, formatPrice } from './format.ts'
+import { formatDate, formatNumber, formatPrice, formatRating } from './format.ts'
 
 describe('Intl formatting by locale', () => {
   it('formats numbers with each locale’s separators', () => {
@@ -7,6 +7,13 @@ describe('Intl formatting by locale', () => {
     expect(formatNumber('de', 1234567.5)).toBe('1.234.567,5')
     expect(formatNumber('fr', 1234567.5)).toMatch(/^1\s234\s567,5$/)
     expect(formatNumber('ar', 12)).toMatch(/^(١٢|12)$/)
+  })
+
+  it('formats ratings with one decimal and the locale’s separator', () => {
+    expect(formatRating('en', 4)).toBe('4.0')
+    expect(formatRating('en', 4.56)).toBe('4.6')
+    expect(formatRating('de', 4.5)).toBe('4,5')
+    expect(formatRating('fr', 3.25)).toBe('3,3')
   })
 
   it('formats prices from minor units, with the currency’s own decimals', () => {

@@ -26,6 +26,11 @@ export function formatNumber(locale: Locale, value: number, options: Intl.Number
   return numberFormat(locale, options).format(value)
 }
 
+/** An average rating with one decimal, in the locale's digits and separator (4,5 in German). */
+export function formatRating(locale: Locale, average: number): string {
+  return formatNumber(locale, average, { minimumFractionDigits: 1, maximumFractionDigits: 1 })
+}
+
 /** A price held in integer minor units (cents) of an ISO 4217 currency. */
 export function formatPrice(locale: Locale, minorUnits: number, currency: string): string {
   const format = numberFormat(locale, { style: 'currency', currency })

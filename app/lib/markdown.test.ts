@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderMarkdown } from './markdown.ts'
+import { renderMarkdown, withoutEmphasis } from './markdown.ts'
 
 describe('chat markdown', () => {
   it('renders emphasis, lists and code', () => {
@@ -53,5 +53,11 @@ describe('chat markdown', () => {
     ['write to someone@example.com', 'mailto:someone@example.com'],
   ])('links %j', (text, href) => {
     expect(renderMarkdown(text)).toContain(`href="${href}"`)
+  })
+
+  it('drops emphasis marks from short plain texts', () => {
+    expect(withoutEmphasis('*She smiles.* "Hi," **she** says, __loud__. 2 * 3 = 6, snake_case')).toBe(
+      'She smiles. "Hi," she says, loud. 2 * 3 = 6, snake_case',
+    )
   })
 })

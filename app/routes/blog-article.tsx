@@ -6,6 +6,7 @@ import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { ArticleMeta } from '#app/features/blog/components/article-meta.tsx'
 import { TableOfContents } from '#app/features/blog/components/table-of-contents.tsx'
+import { blogTagNames } from '#app/features/blog/tag-names.ts'
 import { RoleCard } from '#app/features/catalogue/components/role-card.tsx'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
@@ -38,6 +39,7 @@ export default function BlogArticle({ loaderData, params }: Route.ComponentProps
   const textLang = article.fallback ? LOCALE_TAGS[contentLocale] : undefined
   const textDir = article.fallback ? 'ltr' : undefined
   const imageUrl = origin + article.cover.socialUrl
+  const tags = blogTagNames(t, article.tags)
 
   return (
     <article className="mx-auto max-w-6xl">
@@ -53,8 +55,8 @@ export default function BlogArticle({ loaderData, params }: Route.ComponentProps
       <meta property="article:published_time" content={article.date} />
       <meta property="article:modified_time" content={article.updated ?? article.date} />
       <meta property="article:author" content={article.author} />
-      {article.tags.map((tag) => (
-        <meta key={tag} property="article:tag" content={tag} />
+      {tags.map((tag) => (
+        <meta key={tag.slug} property="article:tag" content={tag.name} />
       ))}
       <JsonLd
         data={{
@@ -65,7 +67,7 @@ export default function BlogArticle({ loaderData, params }: Route.ComponentProps
           datePublished: article.date,
           dateModified: article.updated ?? article.date,
           inLanguage: LOCALE_TAGS[contentLocale],
-          keywords: article.tags.join(', '),
+          keywords: tags.map((tag) => tag.name).join(', '),
           author: { '@type': 'Person', name: article.author },
           publisher: {
             '@type': 'Organization',
@@ -94,9 +96,9 @@ export default function BlogArticle({ loaderData, params }: Route.ComponentProps
         </div>
         {article.tags.length > 0 ? (
           <ul aria-label={t('article.tags')} className="mt-3 flex flex-wrap gap-1.5">
-            {article.tags.map((tag) => (
-              <li key={tag} className="rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300">
-                {tag}
+            {tags.map((tag) => (
+              <li key={tag.slug} className="rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300">
+                {tag.name}
               </li>
             ))}
           </ul>

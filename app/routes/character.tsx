@@ -5,19 +5,22 @@ import { data, Link, useLocation, useNavigate, useRevalidator } from 'react-rout
 import { ErrorPage } from '#app/components/error-page.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { AgeGateDialog } from '#app/features/catalogue/components/age-gate-dialog.tsx'
+import { CharacterText } from '#app/features/catalogue/components/character-text.tsx'
 import { MoreCharacters } from '#app/features/catalogue/components/more-characters.tsx'
 import { getOwnRole } from '#app/features/characters/api/get-own-role.ts'
 import { ExportButtons } from '#app/features/characters/components/export-buttons.tsx'
 import { ReportButton } from '#app/features/characters/components/report-dialog.tsx'
 import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
-import { formatDate } from '#app/lib/format.ts'
+import { formatDate, formatRating } from '#app/lib/format.ts'
 import { appLoadContext } from '#app/lib/load-context.ts'
+import { withoutEmphasis } from '#app/lib/markdown.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { useIsLoggedIn } from '#app/lib/session.ts'
 import { useUserInfo } from '#app/lib/user-info.ts'
 import type { RoleDetail, RoleSummary } from '#contracts/catalogue.ts'
 import { type Locale, localizePath } from '#contracts/locales.ts'
+import { replaceMacros } from '#contracts/macros.ts'
 import type { Route } from './+types/character.ts'
 
 export const handle = { i18n: ['catalogue', 'characters-edit'] }
@@ -124,7 +127,10 @@ function CharacterView({
   const chatHref = loggedIn
     ? localizePath(locale, `/chat/new?roleId=${encodeURIComponent(role.roleId)}`)
     : localizePath(locale, `/login?redirect_url=${encodeURIComponent(path)}`)
-  const description = role.gated ? t('ageGate.text') : role.summary || t('role.noIntroduction')
+  // {{user}} is the signed-in visitor's name (after loading), a neutral word before and in meta texts.
+  const names = { char: role.name, user: user?.username ?? t('role.userStandIn') }
+  const summary = withoutEmphasis(replaceMacros(role.summary, { char: role.name, user: t('role.userStandIn') }))
+  const description = role.gated ? t('ageGate.text') : summary || t('role.noIntroduction')
   const details = [role.personality, role.description].filter(Boolean).join('\n\n')
   const hidden = role.gated ? <Hidden text={t('ageGate.blurred')} /> : null
   const jsonLd = role.gated
@@ -133,7 +139,7 @@ function CharacterView({
         '@context': 'https://schema.org',
         '@type': 'CreativeWork',
         name: role.name,
-        description: role.summary,
+        description: summary,
         url: origin + path,
         image: role.avatarUrl ? origin + role.avatarUrl : undefined,
         dateCreated: role.createdAt,
@@ -230,7 +236,7 @@ function CharacterView({
               <li className="flex items-center gap-1.5">
                 <Star aria-hidden="true" className="size-4" />
                 {role.rating.count > 0
-                  ? t('card.rating', { rating: role.rating.average.toFixed(1), count: role.rating.count })
+                  ? t('card.rating', { rating: formatRating(locale, role.rating.average), count: role.rating.count })
                   : t('card.notRated')}
               </li>
               {role.creator ? <li>{t('role.createdBy', { name: role.creator.username })}</li> : null}
@@ -272,20 +278,20 @@ function CharacterView({
           <h2 id="introduction" className="mb-3 text-xl font-semibold">
             {t('role.introduction')}
           </h2>
-          {hidden ?? <Paragraphs text={role.introduction} empty={t('role.noIntroduction')} />}
+          {hidden ?? <CharacterText text={role.introduction} empty={t('role.noIntroduction')} names={names} />}
         </section>
         <section aria-labelledby="information" className="rounded-2xl bg-zinc-900 p-5">
           <h2 id="information" className="mb-4 text-xl font-semibold">
             {t('role.information')}
           </h2>
           <InfoBlock title={t('role.scenario')}>
-            {hidden ?? <Paragraphs text={role.scenario} empty={t('role.noScenario')} />}
+            {hidden ?? <CharacterText text={role.scenario} empty={t('role.noScenario')} names={names} />}
           </InfoBlock>
           <InfoBlock title={t('role.details')}>
-            {hidden ?? <Paragraphs text={details} empty={t('role.noDetails')} />}
+            {hidden ?? <CharacterText text={details} empty={t('role.noDetails')} names={names} />}
           </InfoBlock>
           <InfoBlock title={t('role.firstMessage')}>
-            {hidden ?? <Paragraphs text={role.firstMessage} empty={t('role.noFirstMessage')} />}
+            {hidden ?? <CharacterText text={role.firstMessage} empty={t('role.noFirstMessage')} names={names} />}
           </InfoBlock>
         </section>
       </div>
@@ -316,25 +322,6 @@ function InfoBlock({ title, children }: { title: string; children: ReactNode }) 
     <div className="mb-5 last:mb-0">
       <h3 className="mb-1.5 text-sm font-semibold uppercase tracking-wide text-violet-300">{title}</h3>
       {children}
-    </div>
-  )
-}
-
-/** Plain text with blank-line paragraphs; user text is never interpreted as HTML. */
-function Paragraphs({ text, empty }: { text: string; empty: string }) {
-  const paragraphs = text
-    .split(/\n{2,}/)
-    .map((p) => p.trim())
-    .filter(Boolean)
-  if (paragraphs.length === 0) return <p className="text-sm italic text-zinc-400">{empty}</p>
-  return (
-    <div className="space-y-3 whitespace-pre-line text-zinc-300">
-      {paragraphs.map((p, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: paragraphs of a fixed text, never reordered.
-        <p key={i} dir="auto" className="text-start">
-          {p}
-        </p>
-      ))}
     </div>
   )
 }

@@ -81,9 +81,9 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
     expect((await context.cookies()).find((c) => c.name === 'lang')?.value).toBe('de')
     await page.getByText('Sprache auswählen').first().waitFor()
 
-    // The chosen language now wins over the browser's Japanese: no redirect from an English URL.
+    // The chosen language now wins over the browser's Japanese: an unprefixed URL goes to German.
     await page.goto(`${server.url}/`)
-    expect(new URL(page.url()).pathname).toBe('/')
+    expect(new URL(page.url()).pathname).toBe('/de')
 
     await page.goto(`${server.url}/de`)
     await page.waitForFunction(HYDRATED)

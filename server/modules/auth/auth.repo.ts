@@ -52,6 +52,14 @@ export function createAuthRepo(db: Db) {
       return row ?? null
     },
 
+    /** The language of the account's mails: the one the person now uses (a no-op when unchanged). */
+    async setLocale(userId: string, locale: string): Promise<void> {
+      await db
+        .update(users)
+        .set({ locale })
+        .where(and(eq(users.id, userId), sql`${users.locale} <> ${locale}`))
+    },
+
     /** Whether an account has this username, in any case, or one that looks like it (ADR 022). */
     async usernameTaken(username: string): Promise<boolean> {
       const [row] = await db

@@ -89,6 +89,31 @@ describe('accounts API', () => {
     expect(mail.subject).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/)
   })
 
+  it('mails in the language the person chose later, not the one they registered in', async () => {
+    const person = await registeredAndVerified()
+    const login = await post('/api/login', { email: person.email, password: person.password })
+    const { token } = login.json().data
+    // A page load in Japanese after choosing it in the language selector.
+    const info = await t.app.inject({
+      method: 'POST',
+      url: '/api/userInfo',
+      headers: { authorization: `Bearer ${token}`, cookie: 'lang=ja' },
+    })
+    expect(info.statusCode).toBe(200)
+    expect((await post('/api/forgot-password', { email: person.email })).statusCode).toBe(200)
+    const mail = await smtp.waitForMail(person.email)
+    expect(mail.text).toContain('https://taleweave.example/ja/reset-password?token=')
+    expect(mail.subject).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/)
+    // A cookie that is not a locale changes nothing.
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/userInfo',
+      headers: { authorization: `Bearer ${token}`, cookie: 'lang=xx' },
+    })
+    const [row] = await t.database.db.select({ locale: users.locale }).from(users).where(eq(users.email, person.email))
+    expect(row?.locale).toBe('ja')
+  })
+
   it('does not reveal that an address is registered, and tells its owner by mail instead', async () => {
     const owner = await registeredAndVerified()
     const before = smtp.messages.length

@@ -230,7 +230,12 @@ export function authRoutes(
           response: { 200: okSchema(userInfo) },
         },
       },
-      async (request) => ok(await auth.userInfo(request.userId ?? '')),
+      async (request) => {
+        const userId = request.userId ?? ''
+        // Asked once per page load of a signed-in person: their current language is their mails' one.
+        await auth.rememberLocale(userId, request.cookies[LOCALE_COOKIE])
+        return ok(await auth.userInfo(userId))
+      },
     )
   }
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_AVATAR, type UserInfo } from '#contracts/accounts.ts'
+import { isLocale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
@@ -61,6 +62,14 @@ export function createAuthService(deps: AuthDeps) {
     /** At startup: the look (skeleton) of usernames stored before it was kept (ADR 022). */
     async backfillUsernameSkeletons() {
       return repo.backfillUsernameSkeletons()
+    },
+
+    /**
+     * The language the signed-in person now uses (the `lang` cookie, which the language selector
+     * writes) becomes the language of their mails, instead of the one they registered in.
+     */
+    async rememberLocale(userId: string, locale: string | undefined): Promise<void> {
+      if (isLocale(locale)) await repo.setLocale(userId, locale)
     },
 
     async userInfo(userId: string): Promise<UserInfo> {

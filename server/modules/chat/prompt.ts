@@ -1,6 +1,7 @@
 import type { Lorebook } from '#contracts/characters.ts'
 import type { MessageAuthor } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'
+import { replaceMacros } from '#contracts/macros.ts'
 import type { ChatMessage } from '#server/modules/models/llm-client.ts'
 import {
   countOneMessageTokens,
@@ -55,14 +56,8 @@ export function contextWindow(memoryK: number, modelContextTokens: number, maxRe
   return { windowTokens, replyReserveTokens, budgetTokens: windowTokens - replyReserveTokens }
 }
 
-// {{char}} and {{user}} (SillyTavern, Character Card V2), and the older <BOT> and <USER>; any case.
-const MACROS = /\{\{\s*(char|user)\s*\}\}|<(bot|user)>/gi
-
-export function replaceMacros(text: string, names: { char: string; user: string }): string {
-  return text.replace(MACROS, (_match, braced: string | undefined, angled: string | undefined) =>
-    (braced ?? angled ?? '').toLowerCase() === 'user' ? names.user : names.char,
-  )
-}
+// One owner for the name macros (contracts/macros.ts), shared with the character page.
+export { replaceMacros }
 
 const section = (title: string, body: string) => (body.trim() ? `## ${title}\n${body.trim()}` : '')
 

@@ -4,6 +4,7 @@ import { LOCALES, type Locale } from '#contracts/locales.ts'
 import {
   type AccountMailKind,
   formatMailDate,
+  formatMailDuration,
   renderAccountMail,
   renderSecurityMail,
 } from '#server/modules/mail/account-mail.ts'
@@ -65,15 +66,25 @@ describe('account mails', () => {
     ).toContain('lang="zh-TW"')
   })
 
-  it('picks the plural form of the expiry', () => {
-    const minutes = (n: number, locale: 'en' | 'ru' | 'ar') =>
+  it('says how long the link lasts in the largest whole unit, in the reader’s words', () => {
+    const expiry = (n: number, locale: Locale) =>
       renderAccountMail('verify-email', locale, { username: 'a', link: LINK, expiresInMinutes: n }).text
-    expect(minutes(1, 'en')).toContain('1 minute.')
-    expect(minutes(30, 'en')).toContain('30 minutes.')
-    expect(minutes(1, 'ru')).toContain('1 минуту')
-    expect(minutes(3, 'ru')).toContain('3 минуты')
-    expect(minutes(30, 'ru')).toContain('30 минут')
-    expect(minutes(5, 'ar')).toContain('5 دقائق')
+    expect(expiry(1, 'en')).toContain('valid for 1 minute.')
+    expect(expiry(30, 'en')).toContain('valid for 30 minutes.')
+    expect(expiry(1440, 'en')).toContain('valid for 24 hours.')
+    expect(expiry(1440, 'en')).not.toContain('1,440')
+    expect(expiry(90, 'en')).toContain('valid for 90 minutes.')
+    expect(expiry(7 * 1440, 'en')).toContain('valid for 7 days.')
+    expect(expiry(1440, 'de')).toContain('24 Stunden lang gültig')
+    // Intl names the unit in the nominative: the sentences are built for it ("Срок действия — 1 минута").
+    expect(expiry(1, 'ru')).toContain('Срок действия ссылки — 1 минута.')
+    expect(expiry(1440, 'ru')).toContain('24 часа')
+    expect(expiry(1, 'pl')).toContain('Czas ważności linku: 1 minuta.')
+    expect(expiry(1440, 'ja')).toContain('24 時間')
+    expect(expiry(1440, 'zh-cn')).toContain('在24小时内有效')
+    expect(formatMailDuration('ar', 60)).toBe(
+      new Intl.NumberFormat('ar', { style: 'unit', unit: 'hour', unitDisplay: 'long' }).format(1),
+    )
   })
 
   describe('the "password changed" notice', () => {
@@ -99,7 +110,7 @@ describe('account mails', () => {
       for (const key of ['ifYou', 'ifNotYou', 'action']) expect(mail.text).toContain(own.passwordChanged[key])
       // Not a link mail: no expiry, and no "ignore this if you did not ask" (they should act).
       expect(mail.text).not.toContain(own.common.ignore)
-      expect(mail.text).not.toContain(own.common.expiry_other?.split('{{')[0] ?? '@@')
+      expect(mail.text).not.toContain(own.common.validFor?.split('{{')[0] ?? '@@')
       // The only address is the forgot-password page, once as the button and once to copy.
       expect(mail.text.match(/https?:\/\/\S+/g)).toEqual([FORGOT])
       expect(mail.html.split(`href="${FORGOT}"`)).toHaveLength(3)
@@ -108,14 +119,17 @@ describe('account mails', () => {
 
     it('writes the moment in the reader’s language and calendar, in UTC, and says so', () => {
       const when = (locale: Locale) => formatMailDate(locale, AT)
-      expect(when('en')).toBe('November 22, 2026 at 1:05 PM UTC')
-      expect(when('de')).toBe('22. November 2026 um 13:05 UTC')
-      expect(when('ja')).toBe('2026年11月22日 13:05 UTC')
+      expect(when('en')).toBe('November 22, 2026 at 1:05 PM (UTC)')
+      expect(when('de')).toBe('22. November 2026 um 13:05 Uhr (UTC)')
+      expect(when('ja')).toBe('2026年11月22日 13:05（UTC）')
+      // Intl's own zone placement read oddly here: "下午1:05 [UTC]", "1:05 pm UTC बजे".
+      expect(when('zh-tw')).toBe('2026年11月22日 下午1:05（UTC）')
+      expect(when('hi')).toBe('UTC समय के अनुसार 22 नवंबर 2026 को 1:05 pm बजे')
       expect(when('ar')).toContain('نوفمبر')
       // Thai dates count Buddhist Era years.
       expect(when('th')).toContain('2569')
       const text = renderSecurityMail('password-changed', 'ru', { username: 'a', at: AT, link: FORGOT }).text
-      expect(text).toContain('22 ноября 2026 г. в 13:05 UTC')
+      expect(text).toContain('22 ноября 2026 г. в 13:05 по UTC')
     })
 
     it('escapes the username in HTML and writes Arabic right to left', () => {

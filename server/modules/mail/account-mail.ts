@@ -57,10 +57,18 @@ function lookup(locale: Locale, key: string): string {
   return value
 }
 
-/** The plural form of `key` for `count`, with i18next's suffixes (`_one`, `_few`, `_other`, ...). */
-function lookupPlural(locale: Locale, key: string, count: number): string {
-  const category = new Intl.PluralRules(LOCALE_TAGS[locale]).select(count)
-  return stringsOf(locale).get(`${key}_${category}`) ?? lookup(locale, `${key}_other`)
+/**
+ * How long a link lasts, in the largest whole unit and the reader's words through Intl: 30 minutes,
+ * 24 hours (not 1,440 minutes), 7 days. Days only from two on: "24 hours" says more than "1 day".
+ */
+export function formatMailDuration(locale: Locale, minutes: number): string {
+  const [value, unit] =
+    minutes % 1440 === 0 && minutes > 1440
+      ? [minutes / 1440, 'day']
+      : minutes % 60 === 0 && minutes >= 60
+        ? [minutes / 60, 'hour']
+        : [minutes, 'minute']
+  return new Intl.NumberFormat(LOCALE_TAGS[locale], { style: 'unit', unit, unitDisplay: 'long' }).format(value)
 }
 
 /** Replaces `{{name}}` placeholders; an unknown name is left as it is, so the mistake shows. */
@@ -80,7 +88,7 @@ export function renderAccountMail(kind: AccountMailKind, locale: Locale, values:
     interpolate(template, {
       username: values.username,
       link: values.link,
-      minutes: new Intl.NumberFormat(LOCALE_TAGS[locale]).format(values.expiresInMinutes),
+      duration: formatMailDuration(locale, values.expiresInMinutes),
     })
   const t = (key: string) => fill(lookup(locale, key))
   return compose(locale, {
@@ -89,7 +97,7 @@ export function renderAccountMail(kind: AccountMailKind, locale: Locale, values:
     paragraphs: [t(keys.intro), ...(keys.hint ? [t(keys.hint)] : [])],
     action: t(keys.action),
     link: values.link,
-    after: [fill(lookupPlural(locale, 'common.expiry', values.expiresInMinutes)), t('common.ignore')],
+    after: [t('common.validFor'), t('common.ignore')],
     signature: t('common.signature'),
   })
 }
@@ -114,19 +122,20 @@ const SECURITY_KEYS: Record<SecurityMailEvent, { subject: string; paragraphs: st
 }
 
 /**
- * The moment in the reader's language. We do not know their time zone, so it is written in UTC and
- * says so.
+ * The moment in the reader's language and calendar. We do not know their time zone, so it is
+ * written in UTC and says so in their words (`common.inUtc`): the zone is left out of Intl's
+ * pattern, which puts it oddly in some locales ("下午2:05 [UTC]", "2:05 pm UTC बजे").
  */
 export function formatMailDate(locale: Locale, at: Date): string {
-  return new Intl.DateTimeFormat(LOCALE_TAGS[locale], {
+  const time = new Intl.DateTimeFormat(LOCALE_TAGS[locale], {
     year: 'numeric',
     month: 'long',
     day: 'numeric',
     hour: 'numeric',
     minute: '2-digit',
     timeZone: 'UTC',
-    timeZoneName: 'short',
   }).format(at)
+  return interpolate(lookup(locale, 'common.inUtc'), { time })
 }
 
 export function renderSecurityMail(event: SecurityMailEvent, locale: Locale, values: SecurityMailValues): RenderedMail {

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRouteLoaderData } from 'react-router'
+import { altchaStrings } from './altcha-strings.ts'
 
 declare module 'react' {
   namespace JSX {
@@ -124,13 +125,7 @@ function AltchaCheck({
     Promise.all([loadChallenge, import('altcha')])
       .then(([json]) => {
         const altcha = (globalThis as { $altcha?: AltchaGlobal }).$altcha
-        altcha?.i18n?.set(WIDGET_LANGUAGE, {
-          ...(altcha.i18n.get?.('en') ?? {}),
-          label: t('captcha.label'),
-          verifying: t('captcha.verifying'),
-          verified: t('captcha.verified'),
-          error: t('captcha.error'),
-        })
+        altcha?.i18n?.set(WIDGET_LANGUAGE, { ...(altcha.i18n.get?.('en') ?? {}), ...altchaStrings(t) })
         setChallenge(json)
       })
       .catch((error: unknown) =>

@@ -1,7 +1,11 @@
 import { MessageCircle, Star } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { Link } from 'react-router'
+import { Link, useLocation } from 'react-router'
+import { formatRating } from '#app/lib/format.ts'
+import { withoutEmphasis } from '#app/lib/markdown.ts'
 import type { RoleSummary } from '#contracts/catalogue.ts'
+import { splitLocalePath } from '#contracts/locales.ts'
+import { replaceMacros } from '#contracts/macros.ts'
 
 /**
  * A character in a grid: avatar, name, tags, summary, chats and rating. Adult ones stay blurred.
@@ -19,7 +23,9 @@ export function RoleCard({
   headingLevel?: 2 | 3
 }) {
   const { t } = useTranslation('catalogue')
+  const { locale } = splitLocalePath(useLocation().pathname)
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
+  const rating = formatRating(locale, role.rating.average)
   return (
     <li className="group relative flex flex-col overflow-hidden rounded-2xl border border-zinc-800 bg-zinc-900 transition hover:border-violet-500/60">
       <div className="relative aspect-square overflow-hidden bg-zinc-800">
@@ -65,7 +71,7 @@ export function RoleCard({
         ) : (
           // Characters are written in any language: the text takes its direction from its content.
           <p dir="auto" className="line-clamp-3 text-start text-sm text-zinc-400">
-            {role.summary}
+            {withoutEmphasis(replaceMacros(role.summary, { char: role.name, user: t('role.userStandIn') }))}
           </p>
         )}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400">
@@ -77,10 +83,10 @@ export function RoleCard({
             <span
               className="flex items-center gap-1"
               role="img"
-              aria-label={t('card.rating', { rating: role.rating.average.toFixed(1), count: role.rating.count })}
+              aria-label={t('card.rating', { rating, count: role.rating.count })}
             >
               <Star aria-hidden="true" className="size-3.5 fill-amber-400 text-amber-400" />
-              {role.rating.average.toFixed(1)}
+              {rating}
             </span>
           ) : null}
         </div>
