@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { renderMarkdown, withoutEmphasis } from './markdown.ts'
+import { renderMarkdown } from './markdown.ts'
+import { withoutEmphasis } from './plain-text.ts'
 
 describe('chat markdown', () => {
   it('renders emphasis, lists and code', () => {

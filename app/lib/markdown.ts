@@ -35,8 +35,3 @@ md.renderer.rules.image = (tokens, idx) => md.utils.escapeHtml(tokens[idx]?.cont
 export function renderMarkdown(text: string): string {
   return md.render(text)
 }
-
-/** A short plain text (meta description, a card's summary): emphasis marks dropped, the words kept. */
-export function withoutEmphasis(text: string): string {
-  return text.replace(/(\*{1,3}|_{1,3})(?=\S)([^*_\n]*?\S)\1/g, '$2')
-}
