@@ -248,6 +248,13 @@ describe.skipIf(!chromiumPath)('chat replies in a browser (issue 18)', () => {
 
     it(`${locale}: says when no model server can be reached, and the composer still sends`, async () => {
       model.modelListDown = true
+      // The server's health check sees it first (every 300 ms here): the page's own request for
+      // /api/models is kept a minute by the browser (ADR 031), so it must already say so.
+      await expect
+        .poll(async () => (await (await fetch(`${server.url}/readyz`)).json()).models?.['e2e-model'], {
+          timeout: 10_000,
+        })
+        .not.toBe('ok')
       const { page, errors, close } = await openChat(locale)
       try {
         // The health check runs every 300 ms here; the page asks /api/models as it opens.
