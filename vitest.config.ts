@@ -29,8 +29,9 @@ export default defineConfig({
           environment: 'node',
           setupFiles: ['tests/setup.ts'],
           globalSetup: ['tests/e2e/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          // Generous: CI runs these beside the unit tests on two cores (see tests/e2e/browser.ts).
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
           expect: { poll: { timeout: 10_000 } },
           // One Chromium at a time: the machine has two cores.
           fileParallelism: false,

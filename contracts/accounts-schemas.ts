@@ -21,7 +21,14 @@ export const registerBody = z
 
 // A solved human check is asked for only after failed logins (ADR 023: HUMAN_VERIFICATION_REQUIRED).
 export const loginBody = z
-  .object({ email, password, rememberMe: z.boolean().default(false), turnstileToken: humanToken.optional() })
+  .object({
+    email,
+    password,
+    rememberMe: z.boolean().default(false),
+    turnstileToken: humanToken.optional(),
+    /** The page's language: the account's mails are written in it from now on. */
+    locale: z.string().max(10).optional(),
+  })
   .strict()
 export const emailBody = z.object({ email }).strict()
 export const refreshBody = z.object({ refreshToken: z.string().min(1).max(200) }).strict()

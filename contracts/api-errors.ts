@@ -1,6 +1,8 @@
 import type { ErrorCode } from './api.ts'
 import type { CardImportError } from './characters.ts'
 import type { ChatMessage, ModelFailureKind, ModelFailureReason } from './chat.ts'
+import type { ChatImportError } from './chat-transfer.ts'
+import type { LorebookImportError } from './lorebooks.ts'
 
 /**
  * What `details` holds for each error code, so that the server's services, the pages' loaders and
@@ -22,8 +24,17 @@ export type RefusedField = {
   lastPage?: number
 }
 
-/** A character card that could not be read (INVALID_CARD, or 413 for its sizes). */
+/**
+ * A character card that could not be read (INVALID_CARD, or 413 for its sizes); a lorebook over its
+ * sizes answers 413 with the same shape (`reason: 'too_large'`).
+ */
 export type CardProblem = { reason: CardImportError; field?: string; limit?: number }
+
+/** A lorebook file that could not be kept (INVALID_LOREBOOK; its sizes answer 413 as a card's do). */
+export type LorebookProblem = { reason: LorebookImportError; field?: string; limit?: number }
+
+/** A chat file that could not be imported (INVALID_CHAT_FILE; its sizes answer 413 PAYLOAD_TOO_LARGE with `reason: 'too_large'`). */
+export type ChatFileRefusal = { reason: ChatImportError; line?: number; field?: string; limit?: number }
 
 /** A reply that failed while it was written (MODEL_ERROR, or SERVICE_UNAVAILABLE when the server stopped). */
 export type ReplyFailure = {
@@ -66,12 +77,20 @@ export type ErrorDetailsByCode = {
   MODEL_PREPARING: ReplyFailure
   SERVICE_UNAVAILABLE: ReplyFailure | undefined
   INVALID_CARD: CardProblem
+  INVALID_LOREBOOK: LorebookProblem
+  INVALID_CHAT_FILE: ChatFileRefusal
+  /** Machine translation is off (TRANSLATE_DAILY_CHARACTERS=0), or the model failed (`modelReason`). */
+  TRANSLATION_UNAVAILABLE: { reason: 'disabled' | 'model'; modelReason?: ModelFailureReason | 'timeout' }
+  /** The operator's daily budget of machine translation is used up until the next UTC day. */
+  TRANSLATION_BUDGET_USED: { retryAfterSeconds: number }
   /** A chat setting outside the bounds of the chat's model (ADR 033). */
   CHAT_SETTING_OUT_OF_BOUNDS: { field: 'temperature' | 'replyTokens'; min: number; max: number }
   /** The operator does not let users change this setting for the chat's model. */
   CHAT_SETTING_LOCKED: { field: 'temperature' | 'replyTokens' }
   ALREADY_SUBSCRIBED: { planId: string }
   PLAN_CHANGE_NOT_ALLOWED: { reason: 'downgrade' | 'card-plan-renews' | 'one-off-plan-runs' }
+  /** A refund the console refused (ADR 056): more than is left, or an order that cannot be refunded here. */
+  REFUND_NOT_ALLOWED: { reason: 'exceeds-refundable' | 'not-refundable'; refundable: number }
 }
 
 /** The `details` of an error with code `C`. */

@@ -28,8 +28,10 @@ export const ERROR_CODES = [
   'USERNAME_TAKEN',
   'INVALID_CREDENTIALS',
   'EMAIL_NOT_VERIFIED',
+  'ACCOUNT_SUSPENDED',
   'INVALID_TOKEN',
   'INSUFFICIENT_DIAMONDS',
+  'BALANCE_BELOW_ZERO',
   // chat
   'INVALID_SESSION',
   'MESSAGE_TOO_LONG',
@@ -49,13 +51,32 @@ export const ERROR_CODES = [
   'CHARACTER_UNAVAILABLE',
   'CHAT_SETTING_OUT_OF_BOUNDS',
   'CHAT_SETTING_LOCKED',
+  // find and tidy (ADR 048)
+  'CHAT_NOT_RESTORABLE',
+  // group scenes (ADR 052)
+  'ALREADY_IN_SCENE',
+  'SCENE_FULL',
+  'SCENE_LAST_MEMBER',
   // characters
   'INVALID_CARD',
+  // lorebooks (ADR 043)
+  'INVALID_LOREBOOK',
+  // chat files in and out (ADR 051)
+  'INVALID_CHAT_FILE',
+  // machine translation of a character's texts (ADR 040)
+  'TRANSLATION_UNAVAILABLE',
+  'TRANSLATION_BUDGET_USED',
   // payments
   'ALREADY_SUBSCRIBED',
   'PLAN_CHANGE_NOT_ALLOWED',
   'PAYMENT_DECLINED',
+  'REFUND_NOT_ALLOWED',
   'PAYMENT_IN_PROGRESS',
+  // the operator console (ADR 054)
+  'STAFF_ONLY',
+  'SECOND_FACTOR_REQUIRED',
+  'INVALID_SECOND_FACTOR_CODE',
+  'CONFIRMATION_REQUIRED',
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 

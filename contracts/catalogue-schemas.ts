@@ -6,6 +6,8 @@ import {
   ROLE_SORTS,
   ROLE_TAG_FILTER_MAX,
 } from './catalogue.ts'
+import { LOCALES } from './locales.ts'
+import { TRANSLATION_ORIGINS } from './role-texts.ts'
 
 // zod schemas of the catalogue API, for the server, the OpenAPI document and loaders. Kept apart
 // from `catalogue.ts` so pages that only need its constants and types do not ship zod.
@@ -46,6 +48,7 @@ const ratingSchema = z.object({ average: z.number(), count: z.number().int() })
 
 export const roleSummarySchema = z.object({
   roleId: z.string(),
+  /** In the requested locale when the character has a translation there, else its own (ADR 039). */
   name: z.string(),
   avatarUrl: z.string().nullable(),
   tags: z.array(tagSchema),
@@ -58,6 +61,8 @@ export const roleSummarySchema = z.object({
   isAdult: z.boolean(),
   /** True when the viewer has not confirmed their age: the card is blurred and the text withheld. */
   gated: z.boolean(),
+  /** The language the name and summary are written in: the requested locale's, or the source's. */
+  language: z.enum(LOCALES),
 })
 
 export const roleListSchema = z.object({
@@ -79,11 +84,30 @@ export const roleDetailSchema = roleSummarySchema.extend({
   alternateGreetings: z.array(z.string()),
   exampleDialogue: z.string(),
   visibility: z.enum(['public', 'private']),
+  /**
+   * Present (true) only for its creator, when an operator hid it (ADR 055): it is private for
+   * everyone else, and making it public again is the operator's decision.
+   */
+  hiddenByOperator: z.literal(true).optional(),
   creator: z.object({ username: z.string() }).nullable(),
   updatedAt: z.string(),
+  /** The language the character's own texts are written in. */
+  sourceLanguage: z.enum(LOCALES),
+  /**
+   * The character's translation into the requested locale, when it has one (shown, or not when
+   * the original was asked for: then `language` is `sourceLanguage`). Null: the texts are its own.
+   */
+  translation: z.object({ origin: z.enum(TRANSLATION_ORIGINS), stale: z.boolean() }).nullable(),
+  /**
+   * The locales the character has its own text in (its source language first, then those with a
+   * translation that is not stale): its page's hreflang alternates, as in the sitemaps.
+   */
+  languages: z.array(z.enum(LOCALES)),
 })
 
 export const roleQuery = z.object({
   roleId: z.string().trim().min(1).max(40),
   locale: z.string().max(10).optional(),
+  /** `1`: the character's own texts, not the locale's translation. */
+  original: z.enum(['0', '1']).optional(),
 })

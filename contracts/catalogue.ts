@@ -24,6 +24,9 @@ export type RoleDetail = z.infer<typeof roleDetailSchema>
 /** Who is looking: decides private and adult visibility. */
 export type Viewer = { userId: string | null; adultConfirmed: boolean }
 
+/** `original`: the character's own texts rather than the locale's translation (`?original=1`). */
+export type RoleReadOptions = { original?: boolean }
+
 /** Cookie a visitor's age confirmation is kept in (users also keep it in their account). */
 export const ADULT_COOKIE = 'adult_ok'
 export const ADULT_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60
@@ -31,6 +34,6 @@ export const ADULT_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60
 /** The catalogue as the pages' loaders use it (implemented by server/modules/catalogue). */
 export type CatalogueReader = {
   listRoles(query: RoleListQuery, viewer: Viewer, locale: string): Promise<RoleList>
-  getRole(publicId: string, viewer: Viewer, locale: string): Promise<RoleDetail | null>
+  getRole(publicId: string, viewer: Viewer, locale: string, options?: RoleReadOptions): Promise<RoleDetail | null>
   listTags(locale: string): Promise<Tag[]>
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { roleDetailSchema, tagSchema } from './catalogue-schemas.ts'
-import { CHARACTER_LIMITS, REPORT_REASONS, VISIBILITIES } from './characters.ts'
+import { CHARACTER_LIMITS, FIELD_PROBLEM_CODES, REPORT_REASONS, VISIBILITIES } from './characters.ts'
+import { LOCALES } from './locales.ts'
 
 // zod schemas of the character creation, import and export API (issue 8), for the server and the
 // OpenAPI document. Kept apart from `characters.ts` so the form does not ship zod.
@@ -24,6 +25,8 @@ const lorebookEntrySchema = z.object({
   id: z.union([z.number(), z.string()]).optional(),
   position: z.enum(['before_char', 'after_char']).optional(),
   extensions: jsonObject,
+  /** The card's entry fields outside the spec (`probability`, `selectiveLogic`, ...), exported as they came. */
+  otherFields: jsonObject.optional(),
 })
 
 /**
@@ -38,6 +41,20 @@ export const lorebookSchema = z.object({
   recursiveScanning: z.boolean().optional(),
   extensions: jsonObject,
   entries: z.array(lorebookEntrySchema).max(CHARACTER_LIMITS.lorebookEntries),
+  /** The card's lorebook fields outside the spec (a card site's metadata), exported as they came. */
+  otherFields: jsonObject.optional(),
+})
+
+/** A translation a card brought (ADR 041): its texts as a saved translation has them. */
+const cardTranslationSchema = z.object({
+  locale: z.enum(LOCALES),
+  texts: z.object({
+    name: z.string().nullable(),
+    introduction: z.string(),
+    scenario: z.string(),
+    firstMessage: z.string(),
+    alternateGreetings: z.array(z.string()),
+  }),
 })
 
 /**
@@ -47,7 +64,11 @@ export const lorebookSchema = z.object({
 export const cardExtrasSchema = z.object({
   systemPrompt: z.string().default(''),
   postHistoryInstructions: z.string().default(''),
-  creator: z.string().default(''),
+  /**
+   * The card's `creator`, empty included; absent for a character made here (its export names the
+   * author's username then).
+   */
+  creator: z.string().optional(),
   characterVersion: z.string().default(''),
   extensions: jsonObject.default({}),
   groupOnlyGreetings: z.array(z.string()).default([]),
@@ -57,6 +78,20 @@ export const cardExtrasSchema = z.object({
   assets: z.array(z.object({ type: z.string(), uri: z.string(), name: z.string(), ext: z.string() })).default([]),
   creationDate: z.number().optional(),
   modificationDate: z.number().optional(),
+  /**
+   * The card's fields outside the spec, of the card object and of its `data`, exported as they
+   * came (ADR 046). Named here rather than let through, so the schema still strips what it does
+   * not know.
+   */
+  otherCardFields: jsonObject.optional(),
+  otherDataFields: jsonObject.optional(),
+  /**
+   * Import only (ADR 041): the language of the card's texts and the translations it brought,
+   * carried from the import's draft to the save, which makes them the character's source language
+   * (unless the form names one) and its creator's translations. Never stored in `card_extras`.
+   */
+  sourceLanguage: z.enum(LOCALES).optional(),
+  translations: z.array(cardTranslationSchema).max(LOCALES.length).optional(),
 })
 
 /** A tag of the form: an existing one (with its slug) or a new name (slug null). */
@@ -82,10 +117,24 @@ export const importResultSchema = z.object({
   draft: characterDraftSchema,
   /** The card's picture as a WebP data URL (already re-encoded), for the form to upload on save. */
   avatar: z.string().nullable(),
+  /**
+   * The card's other files (ADR 047), held on the server for the importing user for 30 minutes:
+   * the save sends `token` back as its `cardFiles` part to keep them. Null when it carried none.
+   */
+  cardFiles: z.object({ token: z.string(), count: z.number().int() }).nullable(),
   version: z.enum(['v1', 'v2', 'v3']),
   format: z.enum(['png', 'charx', 'json']),
-  /** `reason` or `reason:path` entries (server/modules/cards/README.md), worded by the client. */
-  report: z.object({ repaired: z.array(z.string()), ignored: z.array(z.string()) }),
+  report: z.object({
+    /** `reason` or `reason:path` entries (server/modules/cards/README.md), worded by the client. */
+    repaired: z.array(z.string()),
+    ignored: z.array(z.string()),
+    /**
+     * What the save would refuse as the card filled the form (a text over its limit, too many
+     * tags, a tag that is a link...): kept as the card had it, not cut, and marked in the form
+     * with the same words as a refused save (`path` is the form's field, as in `details` of 400).
+     */
+    problems: z.array(z.object({ path: z.string(), code: z.enum(FIELD_PROBLEM_CODES), limit: z.number().optional() })),
+  }),
 })
 
 /** One's own character as the edit form loads it. */
@@ -104,8 +153,12 @@ export const editableRoleSchema = z.object({
   exampleDialogue: z.string(),
   visibility: z.enum(VISIBILITIES),
   isAdult: z.boolean(),
+  /** The language the texts above are written in (ADR 039); translations are edited apart. */
+  sourceLanguage: z.enum(LOCALES),
   lorebook: lorebookSchema.nullable(),
   cardExtras: cardExtrasSchema,
+  /** How many files the character keeps from its card (ADR 047); only the exports carry them. */
+  cardFileCount: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
 })
@@ -117,6 +170,8 @@ export const myRoleSchema = z.object({
   avatarUrl: z.string().nullable(),
   tags: z.array(tagSchema),
   visibility: z.enum(VISIBILITIES),
+  /** Present (true) when an operator hid it (ADR 055): private for everyone else until they restore it. */
+  hiddenByOperator: z.literal(true).optional(),
   isAdult: z.boolean(),
   chatCount: z.number().int(),
   createdAt: z.string(),

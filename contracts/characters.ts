@@ -14,28 +14,41 @@ import type {
 
 const MiB = 1024 * 1024
 
+/**
+ * Measured on real cards (`node scripts/measure-cards.ts <folder>`): the biggest of each field fits
+ * with headroom. The numbers and the reasons are in server/modules/characters/README.md (ADR 044).
+ */
 export const CHARACTER_LIMITS = {
   name: 80,
-  introduction: 5_000,
+  /** A card's `creator_notes`: card-site pages (credits, content notes, guides) reach 12k. */
+  introduction: 20_000,
   scenario: 10_000,
   personality: 10_000,
   details: 30_000,
-  firstMessage: 10_000,
+  firstMessage: 20_000,
   /** Each alternate greeting. */
-  greeting: 10_000,
+  greeting: 20_000,
   greetings: 30,
   exampleDialogue: 30_000,
-  tags: 10,
+  /** Card sites let creators tag freely: real cards carry 13-24. */
+  tags: 40,
   tagName: 30,
-  /** Tags one user has made (typed new) that still exist: spam cannot flood the tag list. */
-  userMadeTags: 30,
+  /**
+   * Tags one user has made (typed new) that still exist: spam cannot flood the tag list, yet a
+   * few imported cards full of new tags still fit.
+   */
+  userMadeTags: 200,
   /** An uploaded avatar or banner, before it is re-encoded. */
   imageBytes: 5 * MiB,
-  lorebookEntries: 1_000,
-  /** The lorebook as JSON (UTF-8 bytes). */
-  lorebookBytes: 2 * MiB,
-  /** The card fields the form does not show (system prompt, extensions, ...), as JSON. */
-  cardExtrasBytes: 512 * 1024,
+  /** The card importer's own bound (CARD_LIMITS.maxLorebookEntries; a test keeps them equal). */
+  lorebookEntries: 2_000,
+  /**
+   * The lorebook as JSON (UTF-8 bytes). A card's JSON is at most 2 MiB; ours spells every entry's
+   * defaults out (up to ~110 bytes an entry), so 3 MiB holds any lorebook a card can bring.
+   */
+  lorebookBytes: 3 * MiB,
+  /** The card fields the form does not show (system prompt, extensions, translations, ...), as JSON; as above. */
+  cardExtrasBytes: 3 * MiB,
   reportText: 2_000,
 } as const
 
@@ -73,7 +86,11 @@ export const FIELD_PROBLEM_CODES = [
   'too_many',
   'invalid',
   'file_too_large',
+  /** A JSON part (lorebook, card extras) over its size in bytes. */
+  'too_large',
   'not_an_image',
+  /** A translation into the character's own language (ADR 039). */
+  'source_language',
 ] as const
 type FieldProblemCode = (typeof FIELD_PROBLEM_CODES)[number]
 export type FieldProblem = { path: string; code: FieldProblemCode; limit?: number }
@@ -91,11 +108,23 @@ export function textLength(text: string): number {
  * space, and trimmed. The zero-width joiner stays: emoji sequences need it.
  */
 export function normalizeTagName(name: string): string {
-  return name
-    .normalize('NFKC')
-    .replace(/[\p{Cc}\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu, '')
-    .replace(/\s+/gu, ' ')
-    .trim()
+  return (
+    name
+      .normalize('NFKC')
+      // Tabs and line breaks part words like spaces; other control characters are dropped.
+      .replace(/[\t\n\v\f\r]/g, ' ')
+      .replace(/[\p{Cc}\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu, '')
+      .replace(/\s+/gu, ' ')
+      .trim()
+  )
+}
+
+/**
+ * What two tag names are compared by: names that differ only in case, width or spacing
+ * (`Fantasy`, `ｆａｎｔａｓｙ`, ` fantasy `) are one tag. The same in the browser and on the server.
+ */
+export function tagKey(name: string): string {
+  return normalizeTagName(name).toLowerCase()
 }
 
 /** A tag is a word or two, never an address to advertise (`evil.example`, `www.x`, `a://b`, `x@y`). */
@@ -136,6 +165,33 @@ export function checkCharacterFields(fields: CharacterFields): FieldProblem[] {
   return problems
 }
 
+/** UTF-8 bytes of a value as JSON: what a JSON part of the form weighs. */
+export function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length
+}
+
+/**
+ * Checks the form's lorebook and card extras (the parts sent as JSON) against CHARACTER_LIMITS,
+ * as the server will: the number of lorebook entries and each part's size.
+ */
+export function checkCardParts(parts: {
+  lorebook: { entries: readonly unknown[] } | null
+  cardExtras: unknown
+}): FieldProblem[] {
+  const problems: FieldProblem[] = []
+  if (parts.lorebook) {
+    if (parts.lorebook.entries.length > CHARACTER_LIMITS.lorebookEntries) {
+      problems.push({ path: 'lorebook', code: 'too_many', limit: CHARACTER_LIMITS.lorebookEntries })
+    } else if (jsonBytes(parts.lorebook) > CHARACTER_LIMITS.lorebookBytes) {
+      problems.push({ path: 'lorebook', code: 'too_large', limit: CHARACTER_LIMITS.lorebookBytes })
+    }
+  }
+  if (parts.cardExtras && jsonBytes(parts.cardExtras) > CHARACTER_LIMITS.cardExtrasBytes) {
+    problems.push({ path: 'cardExtras', code: 'too_large', limit: CHARACTER_LIMITS.cardExtrasBytes })
+  }
+  return problems
+}
+
 /** Why someone reports a character; the operator reads the free text beside it. */
 export const REPORT_REASONS = [
   'minor_safety',
@@ -148,6 +204,9 @@ export const REPORT_REASONS = [
   'other',
 ] as const
 export type ReportReason = (typeof REPORT_REASONS)[number]
+/** How an operator closed a report (ADR 055); its reporter sees it. */
+export const REPORT_OUTCOMES = ['dismissed', 'hidden', 'marked_adult', 'warned', 'suspended'] as const
+export type ReportOutcome = (typeof REPORT_OUTCOMES)[number]
 
 /**
  * What an import report may say (`reason` or `reason:path`): the card codec's repair and ignore
@@ -168,6 +227,7 @@ export const CARD_REPORT_REASONS = [
   'json_not_base64',
   'ccv3_unreadable',
   'icon_from_charx',
+  'nul_removed',
   'unknown_field',
   'wrong_type',
   'asset_dropped',
@@ -175,6 +235,8 @@ export const CARD_REPORT_REASONS = [
   'avatar_too_large',
   'png_asset_chunks',
   'extensions_too_deep',
+  'translation_invalid',
+  'language_unknown',
   /** Ours: the card's picture is not an image the images service reads. */
   'avatar_unreadable',
 ] as const

@@ -85,6 +85,10 @@ export const chatMessageSchema = z.object({
   swipeCount: z.number().int(),
   createdAt: z.string(),
   editedAt: z.string().nullable(),
+  /** Brought in from a chat file (ADR 051): written elsewhere and cost nothing. */
+  imported: z.boolean(),
+  /** In a scene (ADR 052): the character who wrote this reply (public id and name); absent or null: the chat's character. */
+  speaker: z.object({ id: z.string(), name: z.string() }).nullable().optional(),
 })
 
 export const chatRoleSchema = z.object({ id: z.string(), name: z.string(), avatar: z.string().nullable() })
@@ -133,8 +137,14 @@ export const chatSessionSummarySchema = z.object({
   role: chatRoleSchema.nullable(),
   /** The start of the newest message (at most 200 characters), null for an empty chat. */
   lastMessage: z.string().nullable(),
+  /** The user's name for the chat (ADR 048); null: show the character's name. */
+  title: z.string().nullable(),
+  /** Pinned on top of My Chats (ADR 048). */
+  pinned: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** A scene's members by name, in order (ADR 052); absent for a chat of one character. */
+  members: z.array(z.string()).optional(),
 })
 
 export const chatSessionListSchema = z.object({
@@ -165,6 +175,8 @@ export const chatSessionDetailSchema = chatSessionSummarySchema.extend({
   modelId: z.string().nullable(),
   memory: memorySchema,
   settings: chatSettingsSchema,
+  /** The chat's author's note (ADR 053). */
+  authorNote: z.object({ text: z.string(), depth: z.number().int() }),
   context: contextUsageSchema,
   plan: z.object({ planId: z.string(), memoryK: z.number().int(), premiumModels: z.boolean() }),
 })
@@ -204,12 +216,22 @@ export const chatReplySchema = z.object({
 export const sessionRef = z.object({ sessionId: sessionIdSchema })
 export const sessionRefLoose = z.object({ sessionId: sessionIdSchema.optional() })
 
-export const createSessionBody = z.object({ roleId: z.string().min(1).max(100) })
+export const createSessionBody = z.object({
+  roleId: z.string().min(1).max(100),
+  /** The interface's language: the greeting is the character's in it when it has one (ADR 039). */
+  locale: z.enum(LOCALES).optional(),
+})
 export const sessionsBody = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(SESSIONS_PAGE_SIZE_MAX).default(SESSIONS_PAGE_SIZE_DEFAULT),
+  /** The interface's language: characters are named in it where they have a name there (ADR 039). */
+  locale: z.enum(LOCALES).optional(),
 })
-export const sessionBody = sessionRefLoose.extend({ chatModelId: z.string().min(1).max(100).optional() })
+export const sessionBody = sessionRefLoose.extend({
+  chatModelId: z.string().min(1).max(100).optional(),
+  /** As for `sessionsBody`. */
+  locale: z.enum(LOCALES).optional(),
+})
 export const messagesBody = sessionRefLoose.extend({
   before: messageIdSchema.optional(),
   limit: z.coerce.number().int().min(1).max(MESSAGES_PAGE_SIZE_MAX).default(MESSAGES_PAGE_SIZE_DEFAULT),
@@ -227,6 +249,8 @@ export const chatBody = z.object({
   chatModelId: z.string().min(1).max(100).optional(),
   requestId: requestIdSchema,
   locale: requestLocale,
+  /** In a scene (ADR 052): the member who answers (its public id); else the scene's mode chooses. */
+  speaker: z.string().min(1).max(100).optional(),
 })
 export const regenerateBody = z.object({
   sessionId: sessionIdSchema,
@@ -284,6 +308,8 @@ export const chatStreamEventSchemas = {
     modelId: z.string(),
     /** True when the stored answer of an earlier call with this requestId follows (no new generation). */
     replayed: z.boolean(),
+    /** In a scene (ADR 052): the character writing this reply. */
+    speaker: z.object({ id: z.string(), name: z.string() }).nullable().optional(),
   }),
   /** A piece of the model's reasoning ("thinking"), in order: shown collapsed, never stored (ADR 031). */
   reasoning: z.object({ text: z.string() }),

@@ -7,6 +7,16 @@ import { type StyleRules, styleProblems } from './locale-style.ts'
 
 const fixtures = path.resolve(import.meta.dirname, '..', 'tests', 'fixtures')
 
+/** A temporary locales folder with one namespace, `x`, per locale. */
+function localesFixture(files: Record<string, Record<string, string>>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'locales-'))
+  for (const [locale, strings] of Object.entries(files)) {
+    mkdirSync(path.join(dir, locale))
+    writeFileSync(path.join(dir, locale, 'x.json'), JSON.stringify(strings))
+  }
+  return dir
+}
+
 describe('locale check', () => {
   it('passes on the project locales', () => {
     expect(checkProjectLocales()).toEqual([])
@@ -34,6 +44,68 @@ describe('locale check', () => {
     expect(problems.filter((p) => p.startsWith('ja/shop'))).toEqual([])
     // Dynamic keys (`errors.${code}`) count as used.
     expect(problems.some((p) => p.includes('"errors.'))).toBe(problems.some((p) => p.includes('E2')))
+  })
+
+  it('wants plural forms wherever English shows a number with a word after it', () => {
+    const dir = localesFixture({
+      en: {
+        hint: 'At least {{min, number}} characters.',
+        tags: 'Up to {{limit}} tags.',
+        range: 'From {{min}} to {{max}}',
+        page: 'Page {{page}} of {{total}}',
+        counter: '{{count, number}} / {{limit, number}}',
+        items_one: '{{count, number}} item',
+        items_other: '{{count, number}} items',
+      },
+    })
+    expect(checkLocales({ localesDir: dir })).toEqual([
+      'en/x: "hint" counts "characters" without plural forms; make it hint_one, hint_other',
+      'en/x: "tags" counts "tags" without plural forms; make it tags_one, tags_other',
+    ])
+    rmSync(dir, { recursive: true })
+  })
+
+  it('lets a plural form that stands for one number say it in words, and no other form', () => {
+    const english = {
+      items_one: '{{count, number}} item in {{shop}}',
+      items_other: '{{count, number}} items in {{shop}}',
+    }
+    const dir = localesFixture({
+      en: english,
+      ar: {
+        // 0, 1 and 2 are each one number in Arabic: "مقالتان", not "2 مقالتان".
+        items_zero: 'لا عناصر في {{shop}}',
+        items_one: 'عنصر واحد في {{shop}}',
+        items_two: 'عنصران في {{shop}}',
+        items_few: 'عناصر في {{shop}}',
+        items_many: '{{count, number}} عنصرًا في {{shop}}',
+        items_other: '{{count, number}} عنصر في {{shop}}',
+      },
+      // Russian `one` is also 21, 31...; French `one` is 0 and 1: the number must be shown.
+      ru: {
+        items_one: 'один предмет в {{shop}}',
+        items_few: '{{count, number}} предмета в {{shop}}',
+        items_many: '{{count, number}} предметов в {{shop}}',
+        items_other: '{{count, number}} предмета в {{shop}}',
+      },
+      fr: {
+        items_one: 'un article dans {{shop}}',
+        items_many: '{{count, number}} d’articles dans {{shop}}',
+        items_other: '{{count, number}} articles dans {{shop}}',
+      },
+      pl: {
+        items_one: 'jeden przedmiot w {{shop}}',
+        items_few: '{{count, number}} przedmioty w {{shop}}',
+        items_many: '{{count, number}} przedmiotów w {{shop}}',
+        items_other: '{{count, number}} przedmiotu w {{shop}}',
+      },
+    })
+    expect(checkLocales({ localesDir: dir }).map((p) => p.replace(/ placeholders .*/, ''))).toEqual([
+      'ar/x: "items_few"',
+      'fr/x: "items_one"',
+      'ru/x: "items_one"',
+    ])
+    rmSync(dir, { recursive: true })
   })
 
   it('allows reviewed identical values', () => {
@@ -77,6 +149,13 @@ describe('locale style rules', () => {
     expect(check('vi', 'chat', 'Bộ nhớ')).toHaveLength(1)
     expect(check('id', 'chat', 'Memori')).toHaveLength(1)
     expect(check('ms', 'chat', 'Nota memori')).toHaveLength(1)
+    expect(check('ko', 'legal', '짧은 메모리 노트')).toHaveLength(1)
+    expect(check('th', 'common', 'เริ่มแชตใหม่')).toHaveLength(1)
+    expect(check('id', 'chat', 'Pengaturan chat')).toHaveLength(1)
+    // The computer's memory is right where the computer's memory is meant.
+    expect(check('vi', 'blog', 'argon2id, một thuật toán cố ý chạy chậm và tốn nhiều bộ nhớ')).toEqual([])
+    expect(check('ko', 'blog', '일부러 느리게, 메모리를 많이 쓰도록 설계된 알고리즘')).toEqual([])
+    expect(check('ko', 'blog', '메모리를 많이 쓰는 알고리즘과 메모리 노트')).toHaveLength(1)
   })
 
   it('keeps one Korean register per file', () => {
@@ -96,6 +175,9 @@ describe('locale style rules', () => {
     ])
     expect(check('fr', 'home', 'Tu peux créer ton personnage')).toHaveLength(1)
     expect(check('fr', 'home', 'Vous pouvez créer un personnage que l’on adore, mon ami.')).toEqual([])
+    // "le ton" is the tone.
+    expect(check('fr', 'blog', 'Le modèle en reprend la longueur, le ton et le style.')).toEqual([])
+    expect(check('fr', 'blog', 'Gardez ton style.')).toHaveLength(1)
   })
 
   it('wants sentence case in Turkish and Indonesian', () => {
@@ -119,6 +201,49 @@ describe('locale style rules', () => {
     expect(check('ar', 'legal', 'لا يراها أحد في {{brand}} أبدًا')).toEqual([])
     // A plural key is i18next's job: each form is written for its numbers.
     expect(styleProblems('ar', 'x', new Map([['n_many', '{{count}} حرفًا']]), rules)).toEqual([])
+  })
+
+  it("holds the blog's translations to the same rules, reading only their prose", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'blog-style-'))
+    const locales = path.join(dir, 'locales')
+    const blog = path.join(dir, 'blog')
+    for (const [locale, title] of Object.entries({ en: 'Memory', ja: '記憶', th: 'ความจำ' })) {
+      mkdirSync(path.join(locales, locale), { recursive: true })
+      writeFileSync(path.join(locales, locale, 'x.json'), JSON.stringify({ title }))
+    }
+    mkdirSync(path.join(blog, 'how-memory-works'), { recursive: true })
+    const article = (lines: string[]) => `${lines.join('\n')}\n`
+    writeFileSync(
+      path.join(blog, 'how-memory-works', 'en.md'),
+      article(['---', 'title: "How memory works?"', '---', 'Text.']),
+    )
+    writeFileSync(
+      path.join(blog, 'how-memory-works', 'ja.md'),
+      article([
+        '---',
+        'title: "記憶のしくみ"',
+        'date: 2026-01-01',
+        '---',
+        '',
+        '本文です。[料金プラン](/ja/subscribe?a=b)と `キー: (値)` はそのまま。',
+        '',
+        '```json',
+        '{ "キー": "値(かっこ)" }',
+        '```',
+        '',
+        '## 半角の疑問符は?',
+      ]),
+    )
+    writeFileSync(
+      path.join(blog, 'how-memory-works', 'th.md'),
+      article(['---', 'title: "หน่วยความจำทำงานอย่างไร"', 'cover: /blog/how-memory-works/cover.svg', '---', 'ข้อความ']),
+    )
+    expect(checkLocales({ localesDir: locales, style: rules, blogDir: blog }).sort()).toEqual([
+      'ja/blog/how-memory-works: "line 12" has half-width punctuation "は?"',
+      'th/blog/how-memory-works: "line 2" says "หน่วยความจำ"; this locale says "ความจำ" (a character\'s memory)',
+    ])
+    expect(checkLocales({ localesDir: locales, blogDir: blog })).toEqual([])
+    rmSync(dir, { recursive: true })
   })
 
   it('runs inside checkLocales when given the rules', () => {

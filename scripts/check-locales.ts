@@ -1,9 +1,11 @@
 // Checks every locale against English, the source: same keys, same placeholders, the plural forms
-// each language needs, no English left untranslated (bar a reviewed list), and no key the code
-// never uses, and the style rules of scripts/locale-style.ts (terms, punctuation, register). Run by `npm test` (scripts/check-locales.test.ts) and directly: `node scripts/check-locales.ts`.
+// each language needs (and English counts that lack them), no English left untranslated (bar a
+// reviewed list), and no key the code never uses, and the style rules of scripts/locale-style.ts
+// (terms, punctuation, register) in the locale files and the blog's translations. Run by `npm test`
+// (scripts/check-locales.test.ts) and directly: `node scripts/check-locales.ts`.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { type StyleRules, styleProblems } from './locale-style.ts'
+import { markdownEntries, type StyleRules, styleProblems } from './locale-style.ts'
 
 export type LocaleCheckOptions = {
   localesDir: string
@@ -13,6 +15,8 @@ export type LocaleCheckOptions = {
   identicalAllowed?: Record<string, Record<string, string[]>>
   /** Terms, punctuation and register per locale (scripts/locale-glossary.json); omit to skip. */
   style?: StyleRules
+  /** `content/blog`: the style rules also hold for the articles' translations (`<slug>/<locale>.md`). */
+  blogDir?: string
 }
 
 const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/
@@ -39,10 +43,40 @@ function placeholders(text: string): string {
     .join(' ')
 }
 
-function pluralCategories(locale: string): string[] {
-  const tag = locale === 'zh-cn' ? 'zh-CN' : locale === 'zh-tw' ? 'zh-TW' : locale
-  return new Intl.PluralRules(tag).resolvedOptions().pluralCategories.slice().sort()
+function pluralRules(locale: string): Intl.PluralRules {
+  return new Intl.PluralRules(locale === 'zh-cn' ? 'zh-CN' : locale === 'zh-tw' ? 'zh-TW' : locale)
 }
+
+function pluralCategories(locale: string): string[] {
+  return pluralRules(locale).resolvedOptions().pluralCategories.slice().sort()
+}
+
+/**
+ * The plural forms that stand for one number only (Arabic `zero`, `one` and `two`; `one` in English
+ * or Polish, but not in French or Russian, where it is also 0 or 21): such a form may say the number
+ * in words and leave out `{{count}}` ("مقالتان", not "2 مقالتان").
+ */
+function singleNumberForms(locale: string): Set<string> {
+  const rules = pluralRules(locale)
+  const numbers = new Map<string, number>()
+  for (let n = 0; n <= 1000; n++) {
+    const form = rules.select(n)
+    numbers.set(form, (numbers.get(form) ?? 0) + 1)
+  }
+  return new Set([...numbers].filter(([, count]) => count === 1).map(([form]) => form))
+}
+
+const COUNT_PLACEHOLDER = /\{\{\s*count\s*(?:,[^}]*)?\}\}/
+const COUNT_PLACEHOLDERS = new RegExp(COUNT_PLACEHOLDER, 'g')
+/**
+ * A number shown with a word after it in English ("{{count, number}} people", "{{max, number}}
+ * characters"): the word's form depends on the number, so the key must have plural forms.
+ * A placeholder formatted as a number or named like one (count, limit, max...), then a lowercase
+ * word ("from {{min}} to" is fine).
+ */
+const COUNTED_WORD =
+  /\{\{\s*(?:(?:count|limit|max|min|total|seconds|minutes|hours|days)\s*(?:,[^}]*)?|\w+\s*,\s*number\s*)\}\}\s*(\p{Ll}{2,})/gu
+const NOT_COUNTED = new Set(['of', 'to', 'or', 'and', 'out', 'for', 'from', 'in'])
 
 /** Groups `x_one`, `x_other` under `x`; other keys stand alone. */
 function pluralBases(keys: Iterable<string>): { plain: Set<string>; plural: Map<string, Set<string>> } {
@@ -104,6 +138,14 @@ export function checkLocales(options: LocaleCheckOptions): string[] {
     const english = flatten(readJson(path.join(localesDir, 'en', `${ns}.json`)))
     const englishGroups = pluralBases(english.keys())
 
+    for (const key of englishGroups.plain) {
+      const words = [...(english.get(key) ?? '').matchAll(COUNTED_WORD)].map((m) => m[1] ?? '')
+      const word = words.find((w) => !NOT_COUNTED.has(w))
+      if (word) {
+        problems.push(`en/${ns}: "${key}" counts "${word}" without plural forms; make it ${key}_one, ${key}_other`)
+      }
+    }
+
     if (code) {
       const bases = [...englishGroups.plain, ...englishGroups.plural.keys()]
       for (const key of bases) if (!isUsed(key, ns, code)) problems.push(`en/${ns}: "${key}" is not used in the code`)
@@ -124,6 +166,7 @@ export function checkLocales(options: LocaleCheckOptions): string[] {
       for (const key of englishGroups.plain) if (!groups.plain.has(key)) problems.push(`${where}: missing "${key}"`)
       for (const key of groups.plain) if (!englishGroups.plain.has(key)) problems.push(`${where}: extra "${key}"`)
       const needed = pluralCategories(locale)
+      const single = singleNumberForms(locale)
       for (const [base] of englishGroups.plural) {
         const have = [...(groups.plural.get(base) ?? [])].sort()
         if (have.join() !== needed.join()) {
@@ -141,7 +184,12 @@ export function checkLocales(options: LocaleCheckOptions): string[] {
         const englishValue =
           english.get(key) ?? (pluralMatch ? english.get(`${key.slice(0, -pluralMatch[0].length)}_other`) : undefined)
         if (englishValue === undefined) continue
-        if (placeholders(value) !== placeholders(englishValue)) {
+        // A form for one number only may say it in words: then its placeholders are compared without count.
+        const inWords = Boolean(pluralMatch && single.has(pluralMatch[1] ?? '') && !COUNT_PLACEHOLDER.test(value))
+        const samePlaceholders =
+          placeholders(value) === placeholders(englishValue) ||
+          (inWords && placeholders(value) === placeholders(englishValue.replace(COUNT_PLACEHOLDERS, '')))
+        if (!samePlaceholders) {
           problems.push(
             `${where}: "${key}" placeholders {${placeholders(value)}} differ from English {${placeholders(englishValue)}}`,
           )
@@ -153,11 +201,28 @@ export function checkLocales(options: LocaleCheckOptions): string[] {
       }
     }
   }
+  if (options.style && options.blogDir) problems.push(...blogStyleProblems(options.blogDir, options.style))
   for (const locale of locales) {
     for (const file of readdirSync(path.join(localesDir, locale))) {
       if (file.endsWith('.json') && !namespaces.includes(file.slice(0, -5))) {
         problems.push(`${locale}/${file}: namespace has no English source`)
       }
+    }
+  }
+  return problems
+}
+
+/** The house style in the blog's translations: `<locale>/blog/<slug>: "line 12" says ...`. */
+function blogStyleProblems(blogDir: string, style: StyleRules): string[] {
+  const problems: string[] = []
+  for (const slug of readdirSync(blogDir)) {
+    const folder = path.join(blogDir, slug)
+    if (!statSync(folder).isDirectory()) continue
+    for (const file of readdirSync(folder)) {
+      const locale = file.slice(0, -3)
+      if (!file.endsWith('.md') || locale === 'en') continue
+      const entries = markdownEntries(readFileSync(path.join(folder, file), 'utf8'))
+      problems.push(...styleProblems(locale, `blog/${slug}`, entries, style))
     }
   }
   return problems
@@ -173,6 +238,7 @@ export function checkProjectLocales(): string[] {
       Record<string, string[]>
     >,
     style: readJson(path.join(root, 'scripts', 'locale-glossary.json')) as StyleRules,
+    blogDir: path.join(root, 'content', 'blog'),
   })
 }
 

@@ -8,8 +8,11 @@ type Register = 'haeyo' | 'hamnida'
 export type StyleRules = {
   /** Locales that write full-width `，？！：；（）` next to CJK text. */
   fullWidth?: string[]
-  /** Per locale: the word the locale uses, and the variants it must not use. */
-  glossary?: Record<string, { term: string; use: string; avoid: string[] }[]>
+  /**
+   * Per locale: the word the locale uses, the variants it must not use, and the phrases in which an
+   * avoided word is right after all (the computer's memory in "argon2id uses a lot of memory").
+   */
+  glossary?: Record<string, { term: string; use: string; avoid: string[]; except?: string[] }[]>
   /** Korean speech level of every sentence, per file (namespace); `*` for the others. */
   register?: Record<string, Record<string, Register>>
   /** Locales that address the reader as "vous" (no tu-forms, no colloquial subject "on"). */
@@ -59,7 +62,8 @@ function koreanEndings(value: string): Register[] {
     })
 }
 
-const TU_FORMS = /(?:^|[^\p{L}’'])(tu|toi|ton|ta|tes|t[’'])(?=[^\p{L}]|$)/iu
+// "ton" after an article or "même" is the noun (le ton, un ton: the tone), not "your".
+const TU_FORMS = /(?:^|[^\p{L}’'])(?<!\b(?:le|un|du|au|ce|même) )(tu|toi|ton|ta|tes|t[’'])(?=[^\p{L}]|$)/iu
 const COLLOQUIAL_ON = /(?:^|[^\p{L}’'])on(?=\s)/iu
 
 /** Two or more words after the first all start with a capital: "Ayrıntıları Göster", "Hubungi Kami". */
@@ -84,9 +88,10 @@ export function styleProblems(locale: string, ns: string, entries: Map<string, s
       for (const spot of halfWidthInCjk(value)) problems.push(`${where}: "${key}" has half-width punctuation "${spot}"`)
     }
     const lower = value.toLocaleLowerCase(locale)
-    for (const { term, use, avoid } of terms) {
+    for (const { term, use, avoid, except = [] } of terms) {
+      const text = except.reduce((rest, phrase) => rest.split(phrase.toLocaleLowerCase(locale)).join(' '), lower)
       for (const word of avoid) {
-        if (lower.includes(word.toLocaleLowerCase(locale))) {
+        if (text.includes(word.toLocaleLowerCase(locale))) {
           problems.push(`${where}: "${key}" says "${word}"; this locale says "${use}" (${term})`)
         }
       }
@@ -113,4 +118,40 @@ export function styleProblems(locale: string, ns: string, entries: Map<string, s
     }
   }
   return problems
+}
+
+/**
+ * The prose of a Markdown article as entries for `styleProblems`, keyed `line <n>`: its title,
+ * description and cover text, then each line of text without code (fenced or inline), link targets
+ * and Markdown marks (headings, lists, tables, emphasis).
+ */
+export function markdownEntries(markdown: string): Map<string, string> {
+  const entries = new Map<string, string>()
+  const lines = markdown.split('\n')
+  let inFrontMatter = lines[0]?.trim() === '---'
+  let inCode = false
+  lines.forEach((raw, index) => {
+    const key = `line ${index + 1}`
+    if (index === 0 && inFrontMatter) return
+    if (inFrontMatter) {
+      if (raw.trim() === '---') inFrontMatter = false
+      const field = /^(title|description|coverAlt):\s*"?(.*?)"?\s*$/.exec(raw)
+      if (field?.[2]) entries.set(key, field[2])
+      return
+    }
+    if (/^\s*(```|~~~)/.test(raw)) {
+      inCode = !inCode
+      return
+    }
+    if (inCode) return
+    const text = raw
+      .replace(/`[^`]*`/g, ' ')
+      .replace(/\]\([^)]*\)/g, ']')
+      .replace(/^\s*(#+|[-*]|\d+\.)\s+/, '')
+      .replace(/[[\]|*_]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+    if (/\p{L}/u.test(text)) entries.set(key, text)
+  })
+  return entries
 }

@@ -17,15 +17,28 @@ import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
 import type { ListingCacheOptions } from '#server/modules/catalogue/catalogue.service.ts'
 import { charactersRoutes } from '#server/modules/characters/characters.routes.ts'
 import { chatRoutes } from '#server/modules/chat/chat.routes.ts'
+import { chatBranchesRoutes } from '#server/modules/chat/chat-branches.routes.ts'
+import { chatScenesRoutes } from '#server/modules/chat/chat-scenes.routes.ts'
+import { chatTidyRoutes } from '#server/modules/chat/chat-tidy.routes.ts'
+import { personasRoutes } from '#server/modules/chat/personas/personas.routes.ts'
+import { chatTransferRoutes } from '#server/modules/chat/transfer/chat-transfer.routes.ts'
+import { writingAidsRoutes } from '#server/modules/chat/writing-aids.routes.ts'
 import { diamondsRoutes } from '#server/modules/diamonds/diamonds.routes.ts'
+import { consoleHealthRoutes } from '#server/modules/health/console-health.routes.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
 import { imagesRoutes } from '#server/modules/images/images.routes.ts'
 import type { JobQueueOptions } from '#server/modules/jobs/job-queue.ts'
 import { contactRoutes } from '#server/modules/links/contact.routes.ts'
+import { lorebooksRoutes } from '#server/modules/lorebooks/lorebooks.routes.ts'
 import { modelsRoutes } from '#server/modules/models/models.routes.ts'
+import { moderationRoutes } from '#server/modules/moderation/moderation.routes.ts'
+import { moneyRoutes } from '#server/modules/payments/money.routes.ts'
 import { paymentsRoutes } from '#server/modules/payments/payments.routes.ts'
 import { webhookRoutes } from '#server/modules/payments/webhooks.routes.ts'
+import { roleTextsRoutes } from '#server/modules/role-texts/role-texts.routes.ts'
+import { translateDraftRoutes } from '#server/modules/role-texts/translate-draft.routes.ts'
 import { sitemapApiRoutes, sitemapFileRoutes } from '#server/modules/sitemap/sitemap.routes.ts'
+import { staffRoutes } from '#server/modules/staff/staff.routes.ts'
 import apiDocs from '#server/plugins/api-docs.ts'
 import authentication from '#server/plugins/authentication.ts'
 import database from '#server/plugins/database.ts'
@@ -35,6 +48,7 @@ import keyValueStore from '#server/plugins/key-value-store.ts'
 import localeDetection from '#server/plugins/locale-detection.ts'
 import metrics from '#server/plugins/metrics.ts'
 import securityHeaders from '#server/plugins/security-headers.ts'
+import staffGate from '#server/plugins/staff-gate.ts'
 import webApp from '#server/plugins/web-app.ts'
 import { createServices, type Services } from '#server/services.ts'
 
@@ -215,6 +229,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(keyValueStore, { store: options.kv })
   await app.register(metrics, config.metrics)
   await app.register(authentication, { accessTokens: services.accessTokens })
+  await app.register(staffGate, { staff: services.staff, sessions: services.consoleSessions })
   // Off in production unless API_DOCS=true: the whole API's map is no help to users (ADR 026).
   if (config.apiDocs) await app.register(apiDocs, { publicUrl: config.publicUrl })
 
@@ -226,17 +241,30 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     async (api) => {
       await api.register(authRoutes(services.auth, services.humanVerification, services.googleSignIn))
       await api.register(accountRoutes(services.account))
+      await api.register(moderationRoutes(services.moderation))
       await api.register(catalogueRoutes(services.catalogue))
       await api.register(charactersRoutes(services.characters, services.catalogue, options.kv))
+      await api.register(lorebooksRoutes(services.lorebooks, options.kv))
+      await api.register(roleTextsRoutes(services.roleTexts, options.kv))
+      await api.register(translateDraftRoutes(services.translateDraft, options.kv))
       await api.register(diamondsRoutes(services.diamonds, services.entitlements, config.cronSecret))
       await api.register(imagesRoutes(services.images))
       await api.register(paymentsRoutes(services.payments, options.kv))
       await api.register(modelsRoutes(services.models, services.modelHealth))
       await api.register(chatRoutes(services.chat, options.kv, config.llm.streamKeepAliveMs))
+      await api.register(chatBranchesRoutes(services.chat, options.kv))
+      await api.register(writingAidsRoutes(services.chat, options.kv, config.llm.streamKeepAliveMs))
+      await api.register(chatScenesRoutes(services.chat, options.kv, config.llm.streamKeepAliveMs))
+      await api.register(chatTidyRoutes(services.chat, options.kv))
+      await api.register(personasRoutes(services.personas, options.kv))
+      await api.register(chatTransferRoutes(services.chatTransfer, options.kv))
       await api.register(blogRoutes(services.blog))
       await api.register(sitemapApiRoutes(services.sitemap))
       await api.register(contactRoutes(services.contact))
       await api.register(webhookRoutes(services.payments, services.gateways))
+      await api.register(staffRoutes(services.staff, services.auditLog, services.users.usernameOf))
+      await api.register(consoleHealthRoutes(services.consoleHealth, services.modelHealth))
+      await api.register(moneyRoutes(services.payments.console(services.audit)))
       api.setNotFoundHandler((request, reply) =>
         reply.status(404).send({
           code: 404,

@@ -97,6 +97,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(first)
   })
 
+  it('keeps the staff TOTP key: generated into DATA_DIR outside production, from JWT_SECRET in production unless set (ADR 054)', () => {
+    const dataDir = tempDir()
+    const first = loadConfig({ DATA_DIR: dataDir }).staffTotpKey
+    expect(first.length).toBeGreaterThanOrEqual(32)
+    expect(readFileSync(path.join(dataDir, 'staff-totp-key'), 'utf8').trim()).toBe(first)
+    expect(loadConfig({ DATA_DIR: dataDir }).staffTotpKey).toBe(first)
+    const production = loadConfig({ ...productionEnv, DATA_DIR: tempDir() }).staffTotpKey
+    expect(production).toContain(productionEnv.JWT_SECRET)
+    expect(production).not.toBe(productionEnv.JWT_SECRET)
+    const set = 'k'.repeat(40)
+    expect(loadConfig({ ...productionEnv, STAFF_TOTP_KEY: set, DATA_DIR: tempDir() }).staffTotpKey).toBe(set)
+    expect(() => loadConfig({ STAFF_TOTP_KEY: 'short', DATA_DIR: tempDir() })).toThrow(/STAFF_TOTP_KEY/)
+  })
+
   it('accepts a complete production configuration', () => {
     const config = loadConfig({ ...productionEnv, DATA_DIR: tempDir() })
     expect(config.isProduction).toBe(true)

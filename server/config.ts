@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { z } from 'zod'
 import { CHAT_STREAM_KEEPALIVE_MS } from '#contracts/api.ts'
+import { isLocale, type Locale } from '#contracts/locales.ts'
 import { isPlainHttpToPublicHost } from '#server/lib/outside-urls.ts'
 import {
   DEFAULT_EMBEDDED_MODEL,
@@ -52,6 +53,8 @@ const envSchema = z.object({
       .optional(),
   ),
   JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  // Encrypts staff members' TOTP secrets at rest (ADR 054).
+  STAFF_TOTP_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   // Unset together with MODELS_FILE: chat runs on the embedded model (EMBEDDED_*, ADR 036).
   LLM_BASE_URL: optionalString.pipe(z.url().optional()),
   LLM_API_KEY: optionalString,
@@ -68,6 +71,13 @@ const envSchema = z.object({
   EMBEDDED_THREADS: z.coerce.number().int().min(1).max(256).optional(),
   // The model memory summaries run on: an id of MODELS_FILE (or LLM_MODEL) (ADR 034).
   SUMMARY_MODEL: optionalString,
+  // Machine translation of character texts (ADR 040): the model (an id, like SUMMARY_MODEL), the
+  // source characters translated per UTC day (0: off), translations at once per instance, and the
+  // locales translated ahead of any visit.
+  TRANSLATE_MODEL: optionalString,
+  TRANSLATE_DAILY_CHARACTERS: z.coerce.number().int().min(0).max(1_000_000_000).default(2_000_000),
+  TRANSLATE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  TRANSLATE_AHEAD_LOCALES: optionalString,
   // Streaming limits (ADR 031): the first token (queueing included), the pause between tokens,
   // and a generous cap on the whole call as a safety net.
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
@@ -127,6 +137,8 @@ export type Config = Readonly<{
   /** Fastify's `trustProxy`: which reverse proxies' X-Forwarded-For headers to believe. */
   trustProxy: boolean | number | string[]
   jwtSecret: string
+  /** The key staff TOTP secrets are encrypted under (ADR 054). */
+  staffTotpKey: string
   llm: {
     /** LLM_BASE_URL; with the embedded model, its in-process endpoint (`embedded://local/v1`). */
     baseUrl: string
@@ -161,6 +173,17 @@ export type Config = Readonly<{
     streamKeepAliveMs: number
     /** Production: MODELS_FILE endpoints on the internet must be https:// (ASVS 9.2.1). */
     requireTls: boolean
+  }
+  /** Machine translation of character texts (ADR 040). */
+  translate: {
+    /** TRANSLATE_MODEL: a model id; absent: the model summaries run on. */
+    model: string | undefined
+    /** Source characters translated per UTC day, all instances together; 0: machine translation off. */
+    dailyCharacters: number
+    /** Translations one instance runs at the same time. */
+    concurrency: number
+    /** Locales every public character is translated into ahead of any visit. */
+    aheadLocales: Locale[]
   }
   mail: {
     smtpUrl: string | undefined
@@ -267,6 +290,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       problems.push(error.message)
     }
   }
+  const aheadLocales = localeList(env.TRANSLATE_AHEAD_LOCALES, 'TRANSLATE_AHEAD_LOCALES', problems)
   if (problems.length > 0) throw new ConfigError(problems)
 
   const dataDir = path.resolve(env.DATA_DIR)
@@ -284,6 +308,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     jwtSecret: env.JWT_SECRET ?? localSecret(dataDir, 'jwt-secret'),
+    // Unset: DATA_DIR/staff-totp-key outside production; in production, derived from JWT_SECRET
+    // (a distinct key through HKDF), so a deployment that sets only the required secrets starts.
+    staffTotpKey:
+      env.STAFF_TOTP_KEY ??
+      (isProduction ? `derived-from-jwt-secret:${env.JWT_SECRET ?? ''}` : localSecret(dataDir, 'staff-totp-key')),
     llm: {
       baseUrl: env.LLM_BASE_URL ?? EMBEDDED_BASE_URL,
       embedded: embedded
@@ -306,6 +335,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       healthIntervalMs: env.LLM_HEALTH_INTERVAL_MS,
       streamKeepAliveMs: env.CHAT_STREAM_KEEPALIVE_MS,
       requireTls: isProduction,
+    },
+    translate: {
+      model: env.TRANSLATE_MODEL,
+      dailyCharacters: env.TRANSLATE_DAILY_CHARACTERS,
+      concurrency: env.TRANSLATE_CONCURRENCY,
+      aheadLocales,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, contactTo: env.CONTACT_EMAIL ?? env.MAIL_FROM },
     captcha: {
@@ -345,6 +380,17 @@ function localSecret(dataDir: string, name: string): string {
   const secret = randomBytes(48).toString('base64url')
   writeFileSync(file, `${secret}\n`, { mode: 0o600 })
   return secret
+}
+
+/** A comma-separated list of locales (`ja, zh-cn`): each must be one of LOCALES; repeats dropped. */
+function localeList(value: string | undefined, name: string, problems: string[]): Locale[] {
+  const listed = (value ?? '')
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter(Boolean)
+  const unknown = listed.filter((code) => !isLocale(code))
+  if (unknown.length > 0) problems.push(`${name}: not a locale of the site: ${unknown.join(', ')}`)
+  return [...new Set(listed.filter(isLocale))]
 }
 
 /**

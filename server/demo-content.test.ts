@@ -14,9 +14,10 @@ describe('demo content', () => {
 
   it('loads the tags and 40 characters with their owner, and adds nothing twice', async () => {
     const first = await seedDemo(t.database.db, t.app.services)
-    expect(first).toEqual({ tags: 30, characters: 40 })
+    // Each character in the 20 other languages of content/characters/i18n (issue 20 item 7).
+    expect(first).toEqual({ tags: 30, characters: 40, translations: 40 * 20 })
     const again = await seedDemo(t.database.db, t.app.services)
-    expect(again).toEqual({ tags: 30, characters: 0 })
+    expect(again).toEqual({ tags: 30, characters: 0, translations: 0 })
     const owners = await t.database.db.select().from(users).where(eq(users.email, DEMO_OWNER_EMAIL))
     expect(owners).toHaveLength(1)
     const seeded = await t.database.db.select({ id: roles.id, avatar: roles.avatarImageId }).from(roles)

@@ -62,12 +62,13 @@ async function main() {
     const seeded = await seedDemo(database.db, app.services)
     app.log.info({ seeded }, 'demo content ready')
   }
-  // Monthly diamonds, the deletion of expired sign-in tokens and links, and the refund of diamond
-  // holds a killed process left open: jobs queued at start and every hour, keyed by the hour, so
-  // several instances queue one of each between them; all are idempotent (ADR 017, ADR 024).
+  // Monthly diamonds, the deletion of expired sign-in tokens and links, the refund of diamond holds
+  // a killed process left open, and the machine translations of TRANSLATE_AHEAD_LOCALES still
+  // missing: jobs queued at start and every hour, keyed by the hour, so several instances queue one
+  // of each between them; all are idempotent (ADR 017, ADR 024, ADR 040).
   const queueHourly = () => {
     const hour = new Date().toISOString().slice(0, 13)
-    for (const kind of ['monthly-award', 'expired-tokens', 'stale-holds'] as const) {
+    for (const kind of ['monthly-award', 'expired-tokens', 'stale-holds', 'translate-ahead'] as const) {
       app.services.jobs
         .enqueue(kind, {}, { key: `${kind}:${hour}` })
         .catch((err: unknown) => app.log.error({ err, kind }, 'hourly job could not be queued'))

@@ -39,7 +39,9 @@ const SITE_IMAGE: PageImage = { url: '/icon-512.png', alt: '', width: 512, heigh
  * Title, description, canonical URL, the hreflang alternates of a page, and its OpenGraph and
  * Twitter card (React hoists these into `<head>`). Every page renders one. `locales` narrows the
  * alternates to the languages the page is really written in (an article that is not translated
- * everywhere).
+ * everywhere, a character with texts in a few languages). `canonicalLocale`: the page's main
+ * content is that locale's (a character shown in its source language on another locale's page),
+ * so that locale's URL is the canonical one.
  */
 export function PageMeta({
   title,
@@ -47,12 +49,14 @@ export function PageMeta({
   image,
   type = 'website',
   locales = LOCALES,
+  canonicalLocale,
 }: {
   title: string
   description: string
   image?: PageImage
   type?: 'website' | 'article' | 'profile'
   locales?: readonly Locale[]
+  canonicalLocale?: Locale
 }) {
   const { t } = useTranslation()
   const root = useRouteLoaderData('root') as RootData | undefined
@@ -60,7 +64,7 @@ export function PageMeta({
   const { locale, rest } = splitLocalePath(pathname)
   const origin = root?.origin ?? ''
   const fullTitle = `${title} | ${t('brand')}`
-  const canonical = origin + localizePath(locale, rest)
+  const canonical = origin + localizePath(canonicalLocale ?? locale, rest)
   const picture = image ?? SITE_IMAGE
   // A large card needs a wide picture (a cover); square ones (avatars, the site icon) make a small one.
   const wide = (picture.width ?? 0) >= 1.5 * (picture.height ?? Number.POSITIVE_INFINITY)

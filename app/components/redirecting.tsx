@@ -5,11 +5,13 @@ import { useTranslation } from 'react-i18next'
 /**
  * Full-page redirects (to a payment provider, a sign-in provider, an external link) show a
  * 'Redirecting' state until the browser leaves, so a slow provider never looks like a dead button.
+ * `first`: a call to finish before leaving (leaving would cancel it); its failure does not stop it.
  */
 export function useFullPageRedirect() {
   const [target, setTarget] = useState<string | null>(null)
-  const redirect = (url: string) => {
+  const redirect = async (url: string, first?: Promise<unknown>) => {
     setTarget(url)
+    await first?.catch(() => {})
     window.location.assign(url)
   }
   return { redirecting: target !== null, redirect }

@@ -53,3 +53,9 @@ export function formatWait(locale: Locale, seconds: number): string {
 export function formatDateTime(locale: Locale, date: Date | string): string {
   return dateFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(date))
 }
+
+/** A language's name in the page's locale ("anglais" on a French page), from Intl. */
+export function formatLanguage(locale: Locale, language: Locale): string {
+  const names = new Intl.DisplayNames(LOCALE_TAGS[locale], { type: 'language' })
+  return names.of(LOCALE_TAGS[language]) ?? LOCALE_TAGS[language]
+}

@@ -7,7 +7,7 @@ import { AppError } from '#server/lib/errors.ts'
 import { hashPassword } from '#server/modules/auth/passwords.ts'
 import { createUser } from '#tests/factories/user.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
-import { ApiError, api } from './http.ts'
+import { ApiError, api, fileNameOf } from './http.ts'
 import { loadUserInfo } from './user-info.ts'
 
 // The browser's client, run in Node against the real server over a real socket. Only `window`
@@ -95,6 +95,17 @@ describe('api() — the one HTTP client', () => {
     })
     expect(data.query).toEqual({ page: '2', tags: ['a', 'b'] })
     expect(data.auth).toBe('Bearer abc')
+  })
+
+  it('asks past the browser cache only when told to (a re-check of /api/models, ADR 031)', async () => {
+    const sent = vi.spyOn(globalThis, 'fetch')
+    try {
+      await api('/test/ok', { cache: 'no-cache' })
+      await api('/test/ok')
+      expect(sent.mock.calls.map(([, init]) => init?.cache)).toEqual(['no-cache', undefined])
+    } finally {
+      sent.mockRestore()
+    }
   })
 
   it('throws an ApiError carrying error, message, details and code', async () => {
@@ -222,5 +233,15 @@ describe('api() — the one HTTP client', () => {
     vi.stubGlobal('window', { ...globalThis.window, location: { origin: 'http://127.0.0.1:1', pathname: '/' } })
     const error = await api('/test/ok').catch((e: unknown) => e)
     expect(error).toMatchObject({ error: 'NETWORK_ERROR', code: 0 })
+  })
+})
+
+describe('fileNameOf: the name of a download', () => {
+  it('takes the RFC 5987 name in its own script before the ASCII fallback, and the fallback alone', () => {
+    const both = `attachment; filename="character.png"; filename*=UTF-8''%E6%9D%B1%E4%BA%AC%20%281%29.png`
+    expect(fileNameOf(both)).toBe('東京 (1).png')
+    expect(fileNameOf('attachment; filename="Mira_Vale.json"')).toBe('Mira_Vale.json')
+    expect(fileNameOf(`attachment; filename="a.png"; filename*=UTF-8''%E6%9D`)).toBe('a.png')
+    expect(fileNameOf('')).toBeNull()
   })
 })

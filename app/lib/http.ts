@@ -38,6 +38,10 @@ export type ApiRequest = {
   /** apiStream only: give up when no byte arrived for this long, the answer's headers included. */
   idleTimeoutMs?: number
   signal?: AbortSignal
+  /** Extra request headers (the console token, ADR 054). */
+  headers?: Record<string, string>
+  /** `no-cache`: ask the server again even when the browser keeps an answer it may reuse. */
+  cache?: RequestCache
   /**
    * `optional`: a call that also answers signed-out visitors (user info). A 401 still refreshes the
    * tokens and repeats the call like any other; if the login is over, the tokens are forgotten
@@ -154,9 +158,23 @@ export async function apiFile(
     else goToLogin()
   }
   if (!response.ok) return parse<never>(response, path)
-  const disposition = response.headers.get('content-disposition') ?? ''
-  const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null
-  return { blob: await response.blob(), fileName }
+  return { blob: await response.blob(), fileName: fileNameOf(response.headers.get('content-disposition') ?? '') }
+}
+
+/**
+ * The file name a `Content-Disposition` gives: `filename*=UTF-8''...` (RFC 5987, the name in its
+ * own script) before the ASCII `filename="..."` fallback.
+ */
+export function fileNameOf(disposition: string): string | null {
+  const encoded = /filename\*\s*=\s*UTF-8''([^;\s]+)/i.exec(disposition)?.[1]
+  if (encoded) {
+    try {
+      return decodeURIComponent(encoded)
+    } catch {
+      // A malformed encoding: the ASCII name then.
+    }
+  }
+  return /filename="([^"]+)"/.exec(disposition)?.[1] ?? null
 }
 
 /** `limit`: aborts the call as timed out; by default after `request.timeoutMs` (10 s). */
@@ -170,6 +188,7 @@ async function send(path: string, request: ApiRequest, limit?: AbortSignal): Pro
   const headers = new Headers({ accept: 'application/json' })
   const token = getAccessToken()
   if (token) headers.set('authorization', `Bearer ${token}`)
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value)
   let body: BodyInit | undefined
   if (request.body instanceof FormData) body = request.body
   else if (request.body !== undefined) {
@@ -179,7 +198,13 @@ async function send(path: string, request: ApiRequest, limit?: AbortSignal): Pro
   const timeout = limit ?? AbortSignal.timeout(request.timeoutMs ?? REQUEST_TIMEOUT_MS)
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
   try {
-    return await fetch(url, { method: request.method ?? (body ? 'POST' : 'GET'), headers, body, signal })
+    return await fetch(url, {
+      method: request.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      signal,
+      ...(request.cache ? { cache: request.cache } : {}),
+    })
   } catch (error) {
     if (timeout.aborted) throw new ApiError(408, 'TIMEOUT', 'The request timed out.')
     if (request.signal?.aborted) throw error

@@ -6,8 +6,11 @@ import type catalogue from '../../locales/en/catalogue.json'
 import type charactersEdit from '../../locales/en/characters-edit.json'
 import type chat from '../../locales/en/chat.json'
 import type common from '../../locales/en/common.json'
+import type consoleStrings from '../../locales/en/console.json'
+import type consoleMoney from '../../locales/en/console-money.json'
 import type home from '../../locales/en/home.json'
 import type legal from '../../locales/en/legal.json'
+import type personas from '../../locales/en/personas.json'
 import type pricing from '../../locales/en/pricing.json'
 
 // English is the source: a key that is not in it fails the typecheck.
@@ -25,6 +28,9 @@ declare module 'i18next' {
       blog: typeof blog
       legal: typeof legal
       account: typeof account
+      personas: typeof personas
+      console: typeof consoleStrings
+      'console-money': typeof consoleMoney
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { renderMarkdown } from './markdown.ts'
-import { withoutEmphasis } from './plain-text.ts'
+import { previewText, withoutEmphasis } from './plain-text.ts'
 
 describe('chat markdown', () => {
   it('renders emphasis, lists and code', () => {
@@ -60,5 +60,12 @@ describe('chat markdown', () => {
     expect(withoutEmphasis('*She smiles.* "Hi," **she** says, __loud__. 2 * 3 = 6, snake_case')).toBe(
       'She smiles. "Hi," she says, loud. 2 * 3 = 6, snake_case',
     )
+  })
+
+  it('drops the half of an emphasis mark a preview cut left behind', () => {
+    expect(previewText('*The back room of the Blue Cellar is all cigarette…')).toBe(
+      'The back room of the Blue Cellar is all cigarette…',
+    )
+    expect(previewText('"Hi." *She waves.* 2 * 3 = 6, snake_case')).toBe('"Hi." She waves. 2 * 3 = 6, snake_case')
   })
 })

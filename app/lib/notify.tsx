@@ -1,7 +1,14 @@
 import type { ExternalToast } from 'sonner'
 
 type NotificationType = 'info' | 'success' | 'warning' | 'error'
-type Options = { type?: NotificationType; title?: string; duration?: number; group?: string }
+type Options = {
+  type?: NotificationType
+  title?: string
+  duration?: number
+  group?: string
+  /** A button in the notification (e.g. "Undo"); pressing it closes the notification too. */
+  action?: { label: string; onClick: () => void }
+}
 
 /** Default from spec section 9. */
 export const NOTIFICATION_DURATION_MS = 3000
@@ -32,6 +39,7 @@ function show(library: Sonner, text: string, options: Options) {
     id,
     description: options.title ? text : undefined,
     duration: options.duration ?? NOTIFICATION_DURATION_MS,
+    ...(options.action ? { action: { label: options.action.label, onClick: options.action.onClick } } : {}),
   }
   display(message, settings)
 }

@@ -1,4 +1,4 @@
-import { Download, LogIn, LogOut, Trash2 } from 'lucide-react'
+import { Download, LogIn, LogOut, Trash2, UserRound } from 'lucide-react'
 import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router'
@@ -133,6 +133,17 @@ function AccountSections({ locale }: { locale: Locale }) {
       </section>
 
       <PlanSection locale={locale} />
+
+      <section aria-labelledby="personas-heading" className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6">
+        <h2 id="personas-heading" className="text-lg font-semibold">
+          {t('personas.heading')}
+        </h2>
+        <p className="mt-2 text-sm text-zinc-300">{t('personas.text')}</p>
+        <LocalizedLink to="/personas" className="button-secondary mt-4" data-testid="account-personas">
+          <UserRound aria-hidden="true" className="size-4" />
+          {t('personas.link')}
+        </LocalizedLink>
+      </section>
 
       <section aria-labelledby="export-heading" className="rounded-2xl border border-zinc-800 bg-zinc-900 p-6">
         <h2 id="export-heading" className="text-lg font-semibold">

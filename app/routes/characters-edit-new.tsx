@@ -25,7 +25,7 @@ export default function NewCharacter({ loaderData, params }: Route.ComponentProp
   const { t } = useTranslation('characters-edit')
   const locale = routeLocale(params)
   const navigate = useNavigate()
-  const initial = useMemo(emptyForm, [])
+  const initial = useMemo(() => emptyForm(locale), [locale])
   return (
     <div>
       <PageMeta title={t('meta.newTitle')} description={t('meta.newDescription')} />

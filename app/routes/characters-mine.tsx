@@ -1,17 +1,19 @@
-import { Lock, MessageCircle, Pencil, Plus, Trash2 } from 'lucide-react'
-import { useCallback, useEffect, useState } from 'react'
+import { BookOpen, Lock, MessageCircle, Pencil, Plus } from 'lucide-react'
+import { useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
+import { CompactList } from '#app/components/compact-list.tsx'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { deleteRole } from '#app/features/characters/api/delete-role.ts'
 import { listMyRoles } from '#app/features/characters/api/list-my-roles.ts'
+import { ConfirmDelete, DeleteButton, OwnListStatus } from '#app/features/characters/components/own-list.tsx'
 import { SignedInGate } from '#app/features/characters/components/signed-in-gate.tsx'
-import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useOwnList } from '#app/features/characters/hooks/use-own-list.ts'
 import { formatDate } from '#app/lib/format.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { MyRole } from '#contracts/characters.ts'
+import { imageVariantUrl } from '#contracts/images.ts'
 import type { Locale } from '#contracts/locales.ts'
 import type { Route } from './+types/characters-mine.ts'
 
@@ -26,10 +28,16 @@ export default function MyCharacters({ params }: Route.ComponentProps) {
       <meta name="robots" content="noindex" />
       <div className="mb-6 flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-2xl font-bold sm:text-3xl">{t('mine.title')}</h1>
-        <LocalizedLink to="/characters/edit/new" className="button-primary" data-testid="create-character">
-          <Plus aria-hidden="true" className="size-5" />
-          {t('mine.create')}
-        </LocalizedLink>
+        <div className="flex flex-wrap gap-2">
+          <LocalizedLink to="/characters/lorebooks" className="button-secondary">
+            <BookOpen aria-hidden="true" className="size-5" />
+            {t('mine.lorebooks')}
+          </LocalizedLink>
+          <LocalizedLink to="/characters/edit/new" className="button-primary" data-testid="create-character">
+            <Plus aria-hidden="true" className="size-5" />
+            {t('mine.create')}
+          </LocalizedLink>
+        </div>
       </div>
       <SignedInGate>
         <MyRoleList locale={routeLocale(params)} />
@@ -38,66 +46,44 @@ export default function MyCharacters({ params }: Route.ComponentProps) {
   )
 }
 
-type Load = { kind: 'loading' } | { kind: 'failed'; reason: string } | { kind: 'ready'; roles: MyRole[] }
+/** Tags shown on a row before "+N more". */
+const VISIBLE_TAGS = 5
 
 function MyRoleList({ locale }: { locale: Locale }) {
   const { t } = useTranslation('characters-edit')
-  const { t: tCommon } = useTranslation()
-  const [load, setLoad] = useState<Load>({ kind: 'loading' })
+  const { load, reload, change } = useOwnList(
+    useCallback((signal?: AbortSignal) => listMyRoles(locale, signal).then(({ roles }) => roles), [locale]),
+  )
   const [deleting, setDeleting] = useState<MyRole | null>(null)
 
-  const fetchList = useCallback(
-    (signal?: AbortSignal) => {
-      setLoad({ kind: 'loading' })
-      listMyRoles(locale, signal).then(
-        ({ roles }) => setLoad({ kind: 'ready', roles }),
-        (error: unknown) => {
-          if (!signal?.aborted) setLoad({ kind: 'failed', reason: apiErrorMessage(tCommon, error) })
-        },
-      )
-    },
-    [locale, tCommon],
-  )
-  useEffect(() => {
-    const controller = new AbortController()
-    fetchList(controller.signal)
-    return () => controller.abort()
-  }, [fetchList])
-
-  if (load.kind === 'loading') {
+  if (load.kind !== 'ready' || load.items.length === 0) {
     return (
-      <p role="status" className="py-10 text-center text-zinc-400">
-        {t('mine.loading')}
-      </p>
+      <OwnListStatus
+        load={load}
+        loading={t('mine.loading')}
+        failed={(reason) => t('mine.loadFailed', { reason })}
+        empty={t('mine.empty')}
+        onRetry={() => reload()}
+      />
     )
-  }
-  if (load.kind === 'failed') {
-    return (
-      <div role="alert" className="py-10 text-center">
-        <p className="text-rose-300">{t('mine.loadFailed', { reason: load.reason })}</p>
-        <button type="button" className="button-secondary mt-4" onClick={() => fetchList()}>
-          {t('mine.retry')}
-        </button>
-      </div>
-    )
-  }
-  if (load.roles.length === 0) {
-    return <p className="rounded-2xl border border-zinc-800 p-10 text-center text-zinc-400">{t('mine.empty')}</p>
   }
   return (
     <>
       <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3" data-testid="my-characters">
-        {load.roles.map((role) => (
+        {load.items.map((role) => (
           <MyRoleCard key={role.roleId} role={role} locale={locale} onDelete={() => setDeleting(role)} />
         ))}
       </ul>
       {deleting ? (
         <ConfirmDelete
-          role={deleting}
+          name={deleting.name}
+          text={t('mine.confirmText')}
+          remove={() => deleteRole(deleting.roleId)}
+          testId="confirm-delete"
           onClose={() => setDeleting(null)}
           onDeleted={() => {
             notify(t('mine.deleted', { name: deleting.name }), { type: 'success' })
-            setLoad({ kind: 'ready', roles: load.roles.filter((r) => r.roleId !== deleting.roleId) })
+            change((roles) => roles.filter((r) => r.roleId !== deleting.roleId))
             setDeleting(null)
           }}
         />
@@ -113,7 +99,7 @@ function MyRoleCard({ role, locale, onDelete }: { role: MyRole; locale: Locale; 
     <li className="flex flex-col rounded-2xl border border-zinc-800 bg-zinc-900 p-4">
       <div className="flex gap-3">
         <img
-          src={role.avatarUrl ?? '/default-avatar.svg'}
+          src={imageVariantUrl(role.avatarUrl, 'square-128') ?? '/default-avatar.svg'}
           alt=""
           width={64}
           height={64}
@@ -146,13 +132,14 @@ function MyRoleCard({ role, locale, onDelete }: { role: MyRole; locale: Locale; 
         </div>
       </div>
       {role.tags.length > 0 ? (
-        <ul className="mt-3 flex flex-wrap gap-1.5">
-          {role.tags.map((tag) => (
-            <li key={tag.slug} className="rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300">
-              <bdi>{tag.name}</bdi>
-            </li>
-          ))}
-        </ul>
+        <CompactList
+          items={role.tags}
+          visible={VISIBLE_TAGS}
+          keyOf={(tag) => tag.slug}
+          className="mt-3 flex flex-wrap gap-1.5"
+          itemClassName={() => 'rounded-full bg-zinc-800 px-2.5 py-0.5 text-xs text-zinc-300'}
+          render={(tag) => <bdi>{tag.name}</bdi>}
+        />
       ) : null}
       <div className="mt-auto flex justify-end gap-1 pt-3">
         <LocalizedLink
@@ -163,52 +150,8 @@ function MyRoleCard({ role, locale, onDelete }: { role: MyRole; locale: Locale; 
           <Pencil aria-hidden="true" className="size-4" />
           {t('mine.edit')}
         </LocalizedLink>
-        <button
-          type="button"
-          className="button-ghost text-rose-300"
-          aria-label={t('mine.deleteLabel', { name: role.name })}
-          onClick={onDelete}
-        >
-          <Trash2 aria-hidden="true" className="size-4" />
-          {t('mine.delete')}
-        </button>
+        <DeleteButton name={role.name} onClick={onDelete} />
       </div>
     </li>
-  )
-}
-
-function ConfirmDelete({ role, onClose, onDeleted }: { role: MyRole; onClose: () => void; onDeleted: () => void }) {
-  const { t } = useTranslation('characters-edit')
-  const { t: tCommon } = useTranslation()
-  const [busy, setBusy] = useState(false)
-  const confirm = async () => {
-    setBusy(true)
-    try {
-      await deleteRole(role.roleId)
-      onDeleted()
-    } catch (error) {
-      notify(apiErrorMessage(tCommon, error), { type: 'error' })
-      setBusy(false)
-    }
-  }
-  return (
-    <Dialog onClose={onClose}>
-      <DialogTitle>{t('mine.confirmTitle', { name: role.name })}</DialogTitle>
-      <DialogDescription className="mt-2 text-zinc-300">{t('mine.confirmText')}</DialogDescription>
-      <DialogActions>
-        <button type="button" className="button-ghost" onClick={onClose}>
-          {t('mine.cancel')}
-        </button>
-        <button
-          type="button"
-          className="button-primary bg-rose-700 hover:bg-rose-800"
-          disabled={busy}
-          onClick={confirm}
-          data-testid="confirm-delete"
-        >
-          {t('mine.confirmDelete')}
-        </button>
-      </DialogActions>
-    </Dialog>
   )
 }

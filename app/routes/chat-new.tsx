@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useNavigate, useSearchParams } from 'react-router'
+import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { createSession } from '#app/features/chat/api.ts'
-import { chatCreated } from '#app/features/chat/my-chats.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { routeLocale } from '#app/lib/route-locale.ts'
 
 export const handle = { i18n: ['chat'] }
 
@@ -17,25 +17,19 @@ export default function ChatNew() {
   const navigate = useNavigate()
   const localize = useLocalizePath()
   const roleId = search.get('roleId') ?? ''
+  const locale = routeLocale(useParams())
   const [error, setError] = useState<string | null>(null)
   const started = useRef(false)
 
   useEffect(() => {
     if (started.current) return
     started.current = true
-    createSession(roleId).then(
-      (session) => {
-        chatCreated({
-          id: session.id,
-          role: session.role,
-          lastMessage: session.lastMessage,
-          updatedAt: session.updatedAt,
-        })
-        navigate(localize(`/chat/${session.id}`), { replace: true })
-      },
+    createSession(roleId, locale).then(
+      // A chat holding only the greeting is not in My Chats yet (ADR 048); its first reply adds it.
+      (session) => navigate(localize(`/chat/${session.id}`), { replace: true }),
       (failure: unknown) => setError(apiErrorMessage(tCommon, failure)),
     )
-  }, [roleId, navigate, localize, tCommon])
+  }, [roleId, locale, navigate, localize, tCommon])
 
   return (
     <div className="mx-auto max-w-xl py-16 text-center">

@@ -1,10 +1,12 @@
 import { ServerOff } from 'lucide-react'
-import { useState } from 'react'
+import { useCallback, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useNavigate, useParams } from 'react-router'
+import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { deleteSession, getSession } from '#app/features/chat/api.ts'
+import { getSession } from '#app/features/chat/api.ts'
+import { BranchLinks } from '#app/features/chat/components/branch-links.tsx'
+import { ChatExportMenu } from '#app/features/chat/components/chat-export-menu.tsx'
 import { ChatHeader } from '#app/features/chat/components/chat-header.tsx'
 import { ChatSettingsDialog } from '#app/features/chat/components/chat-settings-dialog.tsx'
 import { Composer } from '#app/features/chat/components/composer.tsx'
@@ -12,17 +14,25 @@ import { ConnectionErrorDialog } from '#app/features/chat/components/connection-
 import { MemoryPanel } from '#app/features/chat/components/memory-panel.tsx'
 import { MessageList } from '#app/features/chat/components/message-list.tsx'
 import { ModelPreparingNotice } from '#app/features/chat/components/model-preparing-notice.tsx'
+import { SceneMembers } from '#app/features/chat/components/scene-members.tsx'
+import { SceneSpeakers } from '#app/features/chat/components/scene-speakers.tsx'
+import { deleteChatWithUndo } from '#app/features/chat/delete-with-undo.ts'
+import { useBranches } from '#app/features/chat/hooks/use-branches.ts'
 import { useChatSession } from '#app/features/chat/hooks/use-chat-session.ts'
 import { useFollowScroll } from '#app/features/chat/hooks/use-follow-scroll.ts'
+import { useImpersonate } from '#app/features/chat/hooks/use-impersonate.ts'
+import { useJumpToMessage } from '#app/features/chat/hooks/use-jump-to-message.ts'
 import { useMessageActions } from '#app/features/chat/hooks/use-message-actions.ts'
+import { useScene } from '#app/features/chat/hooks/use-scene.ts'
 import { useStreamingReply } from '#app/features/chat/hooks/use-streaming-reply.ts'
-import { chatDeleted } from '#app/features/chat/my-chats.ts'
+import { useSwipeKeys } from '#app/features/chat/hooks/use-swipe-keys.ts'
+import { PersonaPicker } from '#app/features/personas/components/persona-picker.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { notify } from '#app/lib/notify.tsx'
 import { usePoints } from '#app/lib/points.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 
-export const handle = { i18n: ['chat'] }
+export const handle = { i18n: ['chat', 'personas'] }
 
 /**
  * `/chat/:id`: one conversation, loaded in the browser (it is private to its user). The page
@@ -42,7 +52,7 @@ export default function Chat() {
   const [memoryOpen, setMemoryOpen] = useState(false)
   const [settingsOpen, setSettingsOpen] = useState(false)
 
-  const chat = useChatSession(sessionId)
+  const chat = useChatSession(sessionId, locale)
   const { session, messages } = chat
   const scroll = useFollowScroll(sessionId)
   const reply = useStreamingReply({
@@ -56,10 +66,17 @@ export default function Chat() {
     onStart: scroll.follow,
     onFailure: () => void chat.checkReachable(),
   })
+  const impersonate = useImpersonate({ sessionId, locale, modelId: chat.modelId, text, setText })
+  const [editRequest, setEditRequest] = useState<{ id: number; nonce: number } | null>(null)
   const actions = useMessageActions({ sessionId, setMessages: chat.setMessages, regenerate: reply.regenerate })
+  const branches = useBranches(sessionId)
+  const scene = useScene(sessionId)
+  // ←/→ switch the alternatives of the message the arrow buttons are on: the newest, a reply or the greeting.
+  const lastMessage = messages.at(-1)
+  useSwipeKeys(lastMessage?.author === 'assistant' ? lastMessage : null, reply.busy, actions.swipe)
 
   const model = chat.models.find((m) => m.id === chat.modelId)
-  const roleName = session?.role?.name ?? t('unknownRole')
+  const roleName = session?.title ?? session?.role?.name ?? t('unknownRole')
   const roleAvatar = session?.role?.avatar ?? null
 
   const loadEarlier = async () => {
@@ -71,17 +88,24 @@ export default function Chat() {
     }
   }
 
+  // Deleted at once with "Undo" for a few seconds (ADR 048); an undo brings the user back here.
   const removeChat = async () => {
-    if (!window.confirm(t('confirmDeleteChat'))) return
-    try {
-      await deleteSession(sessionId)
-      chatDeleted(sessionId)
-      notify(t('deleted'), { type: 'success' })
-      navigate(localize('/characters'))
-    } catch (error) {
-      notify(apiErrorMessage(tCommon, error), { type: 'error' })
-    }
+    const back = localize(`/chat/${sessionId}`)
+    if (await deleteChatWithUndo(sessionId, t, tCommon, () => navigate(back))) navigate(localize('/chats'))
   }
+
+  // A search result links to its message (`?message=<id>`).
+  const [search] = useSearchParams()
+  const target = Number(search.get('message'))
+  const messageMissing = useCallback(() => notify(t('tidy.messageGone'), { type: 'info' }), [t])
+  useJumpToMessage({
+    messageId: Number.isSafeInteger(target) && target > 0 ? target : null,
+    loaded: session !== null,
+    messages,
+    hasEarlier: chat.nextBefore !== null,
+    loadEarlier: chat.loadEarlier,
+    onMissing: messageMissing,
+  })
 
   if (chat.loadFailure) {
     const message = apiErrorMessage(tCommon, chat.loadFailure.error, {
@@ -113,7 +137,13 @@ export default function Chat() {
         onOpenMemory={() => setMemoryOpen(true)}
         onOpenSettings={() => setSettingsOpen(true)}
         onDelete={removeChat}
+        persona={session ? <PersonaPicker sessionId={sessionId} disabled={reply.busy} /> : null}
+        exportMenu={<ChatExportMenu sessionId={sessionId} disabled={session === null} />}
       />
+      {scene.scene && session ? (
+        <SceneMembers scene={scene.scene} locale={locale} busy={reply.busy} onAdd={scene.add} onRemove={scene.remove} />
+      ) : null}
+      <BranchLinks links={branches.links} locale={locale} />
       <MessageList
         scroller={scroll.scroller}
         onScroll={scroll.onScroll}
@@ -135,6 +165,16 @@ export default function Chat() {
         onRetry={reply.regenerate}
         onEdit={actions.edit}
         onDelete={actions.remove}
+        onBranch={branches.branch}
+        models={chat.models}
+        onRegenerateWith={(id) => {
+          // The choice is the chat's model from now on, as the composer's is (ADR 053).
+          chat.setModelId(id)
+          reply.regenerateWith(id)
+        }}
+        editRequest={editRequest}
+        members={scene.scene?.members}
+        streamingSpeaker={reply.speaker}
       />
       {chat.chatProvider?.kind === 'embedded' ? (
         <ModelPreparingNotice locale={locale} provider={chat.chatProvider} />
@@ -147,6 +187,14 @@ export default function Chat() {
           {t('noModelReachable')}
         </p>
       )}
+      {scene.scene ? (
+        <SceneSpeakers
+          scene={scene.scene}
+          busy={reply.busy}
+          onMode={(mode) => void scene.setMode(mode)}
+          onSpeak={reply.speak}
+        />
+      ) : null}
       <Composer
         locale={locale}
         text={text}
@@ -155,13 +203,18 @@ export default function Chat() {
         modelId={chat.modelId}
         onModelChange={chat.setModelId}
         points={points}
-        busy={reply.busy}
+        busy={reply.busy || impersonate.busy}
         ready={session !== null}
         onSend={(message) => {
           setText('')
           reply.send(message)
         }}
-        onStop={reply.stop}
+        onStop={impersonate.busy ? impersonate.stop : reply.stop}
+        onImpersonate={impersonate.start}
+        onEditLast={() => {
+          const mine = messages.findLast((m) => m.author === 'user')
+          if (mine) setEditRequest((r) => ({ id: mine.id, nonce: (r?.nonce ?? 0) + 1 }))
+        }}
       />
       {memoryOpen && session ? (
         <MemoryPanel
@@ -178,10 +231,11 @@ export default function Chat() {
           sessionId={sessionId}
           model={model}
           settings={session.settings}
-          onSaved={(settings) => {
-            chat.setSession((s) => s && { ...s, settings })
+          authorNote={session.authorNote}
+          onSaved={(settings, authorNote) => {
+            chat.setSession((s) => s && { ...s, settings, authorNote })
             // The reply length changes the prompt's room: the context gauge is read again.
-            getSession(sessionId, model.id).then(
+            getSession(sessionId, locale, model.id).then(
               (detail) => chat.setSession(detail),
               () => {},
             )

@@ -49,7 +49,9 @@ export default function Login({ params }: Route.ComponentProps) {
     if (humanCheck && !token) return setError(t('register.completeVerification'))
     setBusy(true)
     try {
-      storeTokens(await login({ ...fields, email: fields.email.trim(), ...(token ? { turnstileToken: token } : {}) }))
+      storeTokens(
+        await login({ ...fields, email: fields.email.trim(), locale, ...(token ? { turnstileToken: token } : {}) }),
+      )
       // Back to where the user was: same-origin paths only.
       navigate(safeRedirectPath(search.get('redirect_url'), localizePath(locale, '/')), { replace: true })
     } catch (failure) {

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { useNavigate, useSearchParams } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
+import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
 import { settleSandbox } from '#app/features/pricing/api.ts'
 import { notify } from '#app/lib/notify.tsx'
 
@@ -21,6 +22,9 @@ export default function SubscribeSandbox() {
   const localize = useLocalizePath()
   const orderId = search.get('orderId') ?? ''
   const [busy, setBusy] = useState(false)
+  // The page arrives from the server before its script: a click then would do nothing, so the
+  // buttons wait for it (a person on a slow phone, and the browser tests on a loaded machine).
+  const hydrated = useHydrated()
 
   const settle = async (outcome: 'paid' | 'failed' | 'canceled') => {
     setBusy(true)
@@ -45,13 +49,18 @@ export default function SubscribeSandbox() {
       <p className="mt-3 text-zinc-300">{t('sandbox.explain')}</p>
       <p className="mt-3 break-all font-mono text-sm text-zinc-400">{t('sandbox.order', { orderId })}</p>
       <div className="mt-6 flex flex-wrap gap-3">
-        <button type="button" className="button-primary" disabled={busy} onClick={() => settle('paid')}>
+        <button type="button" className="button-primary" disabled={busy || !hydrated} onClick={() => settle('paid')}>
           {t('sandbox.pay')}
         </button>
-        <button type="button" className="button-secondary" disabled={busy} onClick={() => settle('failed')}>
+        <button
+          type="button"
+          className="button-secondary"
+          disabled={busy || !hydrated}
+          onClick={() => settle('failed')}
+        >
           {t('sandbox.fail')}
         </button>
-        <button type="button" className="button-ghost" disabled={busy} onClick={() => settle('canceled')}>
+        <button type="button" className="button-ghost" disabled={busy || !hydrated} onClick={() => settle('canceled')}>
           {t('sandbox.cancel')}
         </button>
       </div>

@@ -70,6 +70,13 @@ export const subscriptions = pgTable(
   (table) => [uniqueIndex('subscriptions_provider_subscription_key').on(table.providerSubscriptionId)],
 )
 
+/**
+ * What became of a provider event (ADR 056): `applied` (its outcome was applied), `ignored` (an
+ * event we do not act on), `failed` (applying it threw; rolled back, `failure` says why, and the
+ * provider's retry is handled as new). A replay is counted in `duplicates`.
+ */
+export type PaymentEventOutcome = 'applied' | 'ignored' | 'failed'
+
 /** Provider events already handled: a replayed webhook is recognised and answered without effect. */
 export const paymentEvents = pgTable(
   'payment_events',
@@ -78,6 +85,54 @@ export const paymentEvents = pgTable(
     eventId: text('event_id').notNull(),
     type: text('type').notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    outcome: text('outcome').$type<PaymentEventOutcome>().notNull().default('applied'),
+    failure: text('failure'),
+    /** Deliveries of the event after the one that was handled (replays), and when the last came. */
+    duplicates: integer('duplicates').notNull().default(0),
+    lastReceivedAt: timestamp('last_received_at', { withTimezone: true }),
   },
-  (table) => [uniqueIndex('payment_events_key').on(table.provider, table.eventId)],
+  (table) => [
+    uniqueIndex('payment_events_key').on(table.provider, table.eventId),
+    index('payment_events_received_idx').on(table.receivedAt.desc()),
+  ],
+)
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed' | 'canceled'
+
+/**
+ * A refund an operator asked for (ADR 056). Written and committed before the provider is called:
+ * its id is the idempotency key at the provider and travels in the refund's metadata, so the API's
+ * answer and every webhook about it find this row, and its diamonds are taken back once (the
+ * ledger's reference `refund:<id>`, and `appliedAt`).
+ */
+export const orderRefunds = pgTable(
+  'order_refunds',
+  {
+    id: text('id').primaryKey(),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id),
+    /** The buyer when the refund was asked for; null once they deleted their account. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** In minor units of the order's currency. */
+    amount: integer('amount').notNull(),
+    currency: text('currency').notNull(),
+    status: text('status').$type<RefundStatus>().notNull().default('pending'),
+    providerRefundId: text('provider_refund_id'),
+    /** What the refund takes back by the rule of ADR 056, and what the balance allowed. */
+    diamondsDue: integer('diamonds_due').notNull(),
+    diamondsTaken: integer('diamonds_taken'),
+    /** The plan bought with the order ends at once (a full refund of the order that started it). */
+    endsPlan: boolean('ends_plan').notNull().default(false),
+    actorId: text('actor_id').notNull(),
+    note: text('note').notNull(),
+    failure: text('failure'),
+    appliedAt: timestamp('applied_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('order_refunds_order_idx').on(table.orderId, table.createdAt),
+    uniqueIndex('order_refunds_provider_refund_key').on(table.providerRefundId),
+  ],
 )

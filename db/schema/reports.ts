@@ -1,10 +1,10 @@
 import { bigint, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
-import type { ReportReason } from '#contracts/characters.ts'
+import type { ReportOutcome, ReportReason } from '#contracts/characters.ts'
 import { roles } from './roles.ts'
 import { users } from './users.ts'
 
 /**
- * Reports of characters, for an operator to review (no screen reads them yet). The reporter is
+ * Reports of characters, for an operator to review in the reports queue (server/modules/moderation). The reporter is
  * kept when signed in; anonymous reports are allowed and rate limited by address.
  */
 export const roleReports = pgTable(
@@ -20,6 +20,11 @@ export const roleReports = pgTable(
     /** `open` until an operator handles it. */
     status: text('status').$type<'open' | 'resolved' | 'dismissed'>().notNull().default('open'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set when an operator closes it, with their note (not shown to the reporter). */
+    outcome: text('outcome').$type<ReportOutcome>(),
+    outcomeNote: text('outcome_note'),
+    handledBy: uuid('handled_by').references(() => users.id, { onDelete: 'set null' }),
+    handledAt: timestamp('handled_at', { withTimezone: true }),
   },
   (table) => [
     index('role_reports_open_idx').on(table.status, table.createdAt),

@@ -54,7 +54,15 @@ export const roles = pgTable(
     ratingSum: integer('rating_sum').notNull().default(0),
     /** ratingSum / ratingCount, kept with them so the rating sort can use an index. */
     ratingAverage: real('rating_average').notNull().default(0),
-    /** Name, tag names and introduction, kept by the repo; the search vector is built from it. */
+    /**
+     * The locale the character's own texts (name, introduction, scenario, greetings) are written
+     * in; translations to other locales are rows of `role_translations` (ADR 039).
+     */
+    sourceLanguage: text('source_language').notNull().default('en'),
+    /**
+     * Name, tag names and introduction split into words (`searchWords`, in the source language),
+     * kept by the repo; the search vector is built from it.
+     */
     searchText: text('search_text').notNull().default(''),
     search: tsvector('search')
       .notNull()

@@ -27,6 +27,10 @@ const USERS_READERS: Record<string, string> = {
     'the player name in the one-statement send path (ADR 020: one round trip before the model call)',
   'chat/chat-sessions.repo.ts': 'the player name in the session list and a session read, in the same query',
   'diamonds/diamonds.repo.ts': 'the monthly award: one set-based statement over every verified account',
+  'staff/staff.repo.ts': "the staff list with each member's address and name, in one query",
+  'staff/audit.repo.ts': "an audit record's actor label (their username at the time), in the insert itself",
+  'moderation/people.repo.ts': "an operator's people search and a person's account (ADR 055)",
+  'health/health-stats.repo.ts': "the console's sign-ups per day (ADR 057): one count over the column, never a write",
 }
 const WRITES_USERS = /\.(insert|update|delete)\(\s*users\s*\)|(insert\s+into|update|delete\s+from)\s+\$\{\s*users\s*\}/i
 
@@ -53,5 +57,97 @@ describe('one transaction type', () => {
     const defining = repos.filter((repo) => definition.test(source(repo)))
     expect(defining).toEqual([])
     expect(readFileSync(path.join(root, 'db/client.ts'), 'utf8')).toMatch(definition)
+  })
+})
+
+// ADR 039: the translations of a character's texts belong to the role-texts repo. Other repos reach
+// them only through what it exports: SQL fragments inside their own queries, and the one write
+// that must share the transaction changing a role's source texts.
+const TRANSLATIONS_OWNER = 'role-texts/role-texts.repo.ts'
+const TRANSLATIONS_USERS: Record<string, string> = {
+  'catalogue/catalogue.repo.ts':
+    "search in the visitor's language and the sitemaps' locales, in the listing's own query",
+  'characters/characters.repo.ts': 'translations marked stale in the transaction that changes the source texts',
+}
+
+describe('who owns the role_translations table', () => {
+  it('only the role-texts repo imports its schema or names the table', () => {
+    const touching = repos.filter(
+      (repo) => source(repo).includes("'#db/schema/role-texts.ts'") || source(repo).includes('role_translations'),
+    )
+    expect(touching).toEqual([TRANSLATIONS_OWNER])
+  })
+
+  it("other repos use only the role-texts repo's exports, and are listed with why", () => {
+    const using = repos.filter((repo) => repo !== TRANSLATIONS_OWNER && source(repo).includes('role-texts.repo.ts'))
+    expect(using.sort()).toEqual(Object.keys(TRANSLATIONS_USERS).sort())
+  })
+})
+
+// ADR 052: a scene's members belong to the scene-members repo. The branches repo copies them in its
+// own transaction through what that repo exports.
+const MEMBERS_OWNER = 'chat/scene-members.repo.ts'
+
+describe('who owns the chat_members table', () => {
+  it('only the scene-members repo imports its schema or names the table', () => {
+    const touching = repos.filter((repo) => /\bchatMembers\b|chat_members/.test(source(repo)))
+    expect(touching).toEqual([MEMBERS_OWNER])
+  })
+
+  it("the branches repo copies members through the scene-members repo's export", () => {
+    const using = repos.filter((repo) => repo !== MEMBERS_OWNER && source(repo).includes('scene-members.repo.ts'))
+    expect(using).toEqual(['chat/chat-branches.repo.ts'])
+  })
+})
+
+// ADR 056: the refunds an operator asked for belong to the refunds repo; the payments service
+// settles them (API answer or webhook) through what it exports, in the payments transaction.
+const REFUNDS_OWNER = 'payments/refunds.repo.ts'
+
+describe('who owns the order_refunds table', () => {
+  it('only the refunds repo imports its schema or names the table', () => {
+    const touching = repos.filter((repo) => /\borderRefunds\b|order_refunds/.test(source(repo)))
+    expect(touching).toEqual([REFUNDS_OWNER])
+  })
+})
+
+// ADR 054: staff roles and second factors belong to the staff repo, the audit log to the audit repo.
+const STAFF_TABLES: Record<string, { owner: string; pattern: RegExp }> = {
+  staff_members: { owner: 'staff/staff.repo.ts', pattern: /\bstaffMembers\b|staff_members/ },
+  staff_second_factors: { owner: 'staff/staff.repo.ts', pattern: /\bstaffSecondFactors\b|staff_second_factors/ },
+  staff_recovery_codes: { owner: 'staff/staff.repo.ts', pattern: /\bstaffRecoveryCodes\b|staff_recovery_codes/ },
+  admin_audit: { owner: 'staff/audit.repo.ts', pattern: /\badminAudit\b|admin_audit/ },
+}
+
+describe('who owns the staff tables and the audit log', () => {
+  for (const [table, { owner, pattern }] of Object.entries(STAFF_TABLES)) {
+    it(`only ${owner} touches ${table}`, () => {
+      expect(repos.filter((repo) => pattern.test(source(repo)))).toEqual([owner])
+    })
+  }
+})
+
+// ADR 055: each table of the moderation module has one repo; nothing else imports its schema.
+const MODERATION_OWNERS: Record<string, string> = {
+  userSuspensions: 'moderation/suspensions.repo.ts',
+  roleHides: 'moderation/role-hides.repo.ts',
+  userWarnings: 'moderation/warnings.repo.ts',
+}
+
+describe('who owns the moderation tables', () => {
+  it.each(Object.entries(MODERATION_OWNERS))('only its repo names %s', (table, owner) => {
+    const touching = repos.filter((repo) => new RegExp(`\\b${table}\\b`).test(source(repo)))
+    expect(touching).toEqual([owner])
+  })
+})
+
+// ADR 057: the reply statistics of the health dashboard belong to its repo; the chat reaches it
+// through the recorder it is given.
+const DAILY_STATS_OWNER = 'health/health-stats.repo.ts'
+
+describe('who owns the model_daily_stats table', () => {
+  it('only the health statistics repo imports its schema or names the table', () => {
+    const touching = repos.filter((repo) => /\bmodelDailyStats\b|model_daily_stats/.test(source(repo)))
+    expect(touching).toEqual([DAILY_STATS_OWNER])
   })
 })

@@ -32,7 +32,8 @@ const PENDING_UPDATE_PARAMS =
  * (`POST .../expire`, then `expired`, and `checkout.session.expired` is sent); Stripe expires only an
  * open session, and an expired one can no longer be paid. Paying one creates the subscription, its
  * first invoice and that invoice's payment (a PaymentIntent), which `POST /v1/refunds` gives back
- * once: a second full refund is refused with `charge_already_refunded`. Cancelling a subscription
+ * once: a second full refund is refused with `charge_already_refunded`; each refund sends `refund.created`
+ * and `charge.refunded` (to the outbox), and `refundEvent()` makes a later `refund.updated`. Cancelling a subscription
  * (`DELETE`) ends it at once and sends `customer.subscription.deleted`.
  */
 export async function startStripeApi(options: { secretKey: string; webhookSecret: string }) {
@@ -344,6 +345,22 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
       status: 'succeeded',
     }
     refunds.push(created)
+    // What Stripe then sends: `refund.created` with the Refund, and `charge.refunded` with the Charge
+    // (whose `refunds` list recent API versions no longer include).
+    const now = Math.floor(Date.now() / 1000)
+    outbox.push({ type: 'refund.created', ...event('refund.created', structuredClone(created), now) })
+    const charge = {
+      id: intent.charge,
+      object: 'charge',
+      amount: intent.amount,
+      amount_refunded: intent.refunded,
+      currency: intent.currency,
+      payment_intent: intentId,
+      refunded: intent.refunded >= intent.amount,
+      status: 'succeeded',
+      metadata: {},
+    }
+    outbox.push({ type: 'charge.refunded', ...event('charge.refunded', charge, now) })
     return [200, created]
   }
   server.listen(0, '127.0.0.1')
@@ -494,6 +511,13 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
     refunds,
     outbox,
     requests,
+    /** A `refund.*` delivery carrying a refund as Stripe holds it now (`changes` applied first). */
+    refundEvent(type: string, refundId: string, changes: StripeObject = {}) {
+      const held = refunds.find((r) => r.id === refundId)
+      if (!held) throw new Error(`The Stripe double holds no refund ${refundId}`)
+      Object.assign(held, changes)
+      return event(type, structuredClone(held))
+    },
     /** The next `n` API calls answer 500. */
     failNext(n = 1) {
       failNext = n
@@ -562,7 +586,13 @@ export async function startStripeApi(options: { secretKey: string; webhookSecret
           payment: { type: 'payment_intent', payment_intent: intentId },
         },
       ])
-      if (held) Object.assign(held, { status: 'complete', payment_status: 'paid', subscription: subscriptionId })
+      if (held)
+        Object.assign(held, {
+          status: 'complete',
+          payment_status: 'paid',
+          subscription: subscriptionId,
+          invoice: invoiceId,
+        })
       subscriptions.set(subscriptionId, {
         id: subscriptionId,
         object: 'subscription',

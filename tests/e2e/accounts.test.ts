@@ -151,14 +151,8 @@ describe.skipIf(!chromiumPath)('accounts in a browser', () => {
     await context.close()
   })
 
-  it('after failed logins asks for the human check, and the right password then gets in', async () => {
-    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT })
-    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
-    const email = `forgetful-${Date.now()}@example.test`
-    const password = 'tea in the lighthouse kitchen'
+  /** An account made through the API (the human check solved here) and verified from its mail. */
+  async function registerVerified(name: string, email: string, password: string) {
     const challenge = await (await fetch(`${server.url}/api/public/altcha/challenge`)).json()
     const { solveChallenge } = await import('altcha-lib')
     const { deriveKey } = await import('altcha-lib/algorithms/sha')
@@ -167,7 +161,7 @@ describe.skipIf(!chromiumPath)('accounts in a browser', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        username: `forgetful_${Date.now().toString(36)}`,
+        username: `${name}_${Date.now().toString(36)}`,
         email,
         password,
         turnstileToken: Buffer.from(JSON.stringify({ challenge, solution })).toString('base64'),
@@ -177,6 +171,17 @@ describe.skipIf(!chromiumPath)('accounts in a browser', () => {
       linksIn((await smtp.waitForMail(email)).text).find((l) => l.includes('/verify?')) ?? '',
     ).searchParams.get('token')
     await fetch(`${server.url}/api/verify?token=${token}`, { method: 'POST' })
+  }
+
+  it('after failed logins asks for the human check, and the right password then gets in', async () => {
+    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT })
+    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    const email = `forgetful-${Date.now()}@example.test`
+    const password = 'tea in the lighthouse kitchen'
+    await registerVerified('forgetful', email, password)
 
     await page.goto(`${server.url}/login`)
     await page.waitForFunction(HYDRATED)
@@ -203,6 +208,42 @@ describe.skipIf(!chromiumPath)('accounts in a browser', () => {
     await page.waitForURL(`${server.url}/`)
     await page.getByRole('button', { name: 'Logout' }).waitFor()
     expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it('writes the mails in the language of the login page, then in the one picked in the selector', async () => {
+    const email = `polyglot-${Date.now()}@example.test`
+    const password = 'letters from every harbour'
+    await registerVerified('polyglot', email, password)
+    const resetLink = async () => {
+      await fetch(`${server.url}/api/forgot-password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email }),
+      })
+      return linksIn((await smtp.waitForMail(email)).text).find((l) => l.includes('reset-password?token='))
+    }
+    // Registered in English; logs in on the German login page.
+    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 800 } })
+    await context.addCookies([{ name: 'lang', value: 'de', url: server.url }])
+    const page = await context.newPage()
+    await page.goto(`${server.url}/de/login`)
+    await page.waitForFunction(HYDRATED)
+    await page.locator('input[type="email"]').fill(email)
+    await page.locator('input[type="password"]').fill(password)
+    await page.locator('form button[type="submit"]').click()
+    await page.getByRole('button', { name: 'Abmelden' }).waitFor()
+    expect(await resetLink()).toContain(`${server.url}/de/reset-password?token=`)
+
+    // On the home page, which asks for no user info, picks 日本語 in the language selector.
+    await page.goto(`${server.url}/de`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByTestId('language-switcher').click()
+    const saved = page.waitForResponse((r) => r.url().endsWith('/api/locale'))
+    await page.locator('a[hreflang="ja"]').click()
+    expect((await saved).status()).toBe(200)
+    await page.waitForURL(`${server.url}/ja`)
+    expect(await resetLink()).toContain(`${server.url}/ja/reset-password?token=`)
     await context.close()
   })
 

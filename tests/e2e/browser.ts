@@ -4,7 +4,8 @@ import { createRequire } from 'node:module'
 import net from 'node:net'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type OpenAiApiDouble, type OpenAiApiOptions, type Reply, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 
 const root = path.resolve(import.meta.dirname, '..', '..')
 
@@ -30,10 +31,38 @@ if (!chromiumPath && process.env.REQUIRE_E2E === '1') {
   throw new Error('REQUIRE_E2E=1 but no Chromium was found (set CHROMIUM_PATH or apt-get install chromium)')
 }
 
+/**
+ * How long an action or a wait may take in a browser test, and a navigation. CI runs the browser
+ * tests beside the unit tests on two cores, where a step that takes a second here has taken more
+ * than Playwright's default 30 s; a real failure still fails, only later.
+ */
+const ACTION_TIMEOUT_MS = 60_000
+const NAVIGATION_TIMEOUT_MS = 90_000
+
 export async function launchBrowser(): Promise<Browser> {
   if (!chromiumPath) throw new Error('no Chromium')
+  const browser = await launchChromium(chromiumPath)
+  // Every context the tests open (directly or through newPage) gets the longer deadlines.
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (...args: Parameters<Browser['newContext']>) => {
+    const context = await newContext(...args)
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS)
+    context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS)
+    return context
+  }
+  browser.newPage = async (...args: Parameters<Browser['newPage']>) => {
+    const context = await browser.newContext(...args)
+    const page = await context.newPage()
+    // As Playwright's own newPage: the page owns its context, closing one closes the other.
+    page.on('close', () => void context.close())
+    return page
+  }
+  return browser
+}
+
+function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({
-    executablePath: chromiumPath,
+    executablePath,
     args: [
       '--headless',
       '--no-sandbox',
@@ -93,6 +122,9 @@ export async function startServer(
       LOG_LEVEL: 'warn',
       // A closed local port unless the test names a model (or '' for the embedded one, ADR 036).
       LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+      // No machine translation (ADR 040) unless the test asks: pages in other locales would send
+      // translation requests to the test's model double.
+      TRANSLATE_DAILY_CHARACTERS: '0',
       ...env,
       DATA_DIR: dataDir,
     },
@@ -106,7 +138,9 @@ export async function startServer(
     output += chunk
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const deadline = Date.now() + 60_000
+  // A first start seeds the demo catalogue (pictures in three sizes each): on a loaded two-core CI
+  // machine that has taken over a minute.
+  const deadline = Date.now() + 150_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
     try {
@@ -178,6 +212,127 @@ export async function logIn(page: Page, serverUrl: string, user: { email: string
 export async function startChat(page: Page, serverUrl: string, roleId: string) {
   await page.goto(`${serverUrl}/characters/${roleId}`)
   await page.waitForFunction(HYDRATED)
-  await page.getByRole('link', { name: 'Start Chat' }).first().click()
+  // "Start Chat", or "New chat" once the user has chats with the character (ADR 048).
+  await page.getByTestId('start-chat').first().click()
   await page.waitForURL((url) => /\/chat\/[^/]+$/.test(url.pathname) && !url.pathname.endsWith('/new'))
+}
+
+/** A server started as `startServer` does, with its users, and a Chromium: what most browser tests need first. */
+export async function startServerAndBrowser(
+  env: Parameters<typeof startServer>[0] = {},
+  options: Parameters<typeof startServer>[1] = {},
+): Promise<{ server: RunningServer; browser: Browser }> {
+  const server = await startServer(env, options)
+  return { server, browser: await launchBrowser() }
+}
+
+/**
+ * The OpenAI-compatible model double answering `reply` (or started with these options: a reply
+ * and its pace), a server whose model is that double (`e2e-model`) with its users, and a
+ * Chromium: the start of the chat's browser tests. `env` adds to or overrides the server's
+ * settings. Stop them with `stopWithModelDouble`.
+ */
+export async function startWithModelDouble(
+  reply: Reply | OpenAiApiOptions,
+  options: Parameters<typeof startServer>[1] & { env?: Parameters<typeof startServer>[0] } = {},
+): Promise<{ model: OpenAiApiDouble; server: RunningServer; browser: Browser }> {
+  const { env, ...serverOptions } = options
+  const model = await startOpenAiApi(typeof reply === 'object' ? reply : { reply })
+  const { server, browser } = await startServerAndBrowser(
+    { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'e2e-model', ...env },
+    serverOptions,
+  )
+  return { model, server, browser }
+}
+
+/** Closes what `startWithModelDouble` started (any may be missing when the start failed). */
+export async function stopWithModelDouble(running: {
+  model?: OpenAiApiDouble | undefined
+  server?: RunningServer | undefined
+  browser?: Browser | undefined
+}) {
+  await stopServerAndBrowser(running.server, running.browser)
+  await running.model?.close()
+}
+
+/** Closes what `startServerAndBrowser` started (either may be missing when the start failed). */
+export async function stopServerAndBrowser(server: RunningServer | undefined, browser: Browser | undefined) {
+  await browser?.close()
+  await server?.stop()
+}
+
+/**
+ * A page as a person sees it: a desktop user agent (PERSON_USER_AGENT), the `lang` cookie for
+ * `lang`, and the page's uncaught errors collected in `errors`.
+ */
+export async function personPage(
+  browser: Browser,
+  serverUrl: string,
+  {
+    lang = 'en',
+    viewport = { width: 1280, height: 900 },
+  }: { lang?: string; viewport?: { width: number; height: number } } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport })
+  await context.addCookies([{ name: 'lang', value: lang, url: serverUrl }])
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  return { context, page, errors }
+}
+
+/** Logs in through the API and returns the user's bearer token. */
+export async function apiLogin(serverUrl: string, user: { email: string; password: string }): Promise<string> {
+  const res = await fetch(`${serverUrl}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: user.email, password: user.password }),
+  })
+  return ((await res.json()) as { data: { token: string } }).data.token
+}
+
+/**
+ * A public, not adult character of the token's user, made through the API as the form would
+ * (`fields`: the form's other fields; a list is appended once per item). Returns its id.
+ */
+export async function createCharacter(
+  serverUrl: string,
+  token: string,
+  fields: Record<string, string | readonly string[]>,
+): Promise<string> {
+  const form = new FormData()
+  for (const [name, value] of Object.entries({ ...fields, visibility: 'public', isAdult: 'false' })) {
+    for (const item of typeof value === 'string' ? [value] : value) form.append(name, item)
+  }
+  const res = await fetch(`${serverUrl}/api/addRole?locale=en`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  })
+  if (res.status !== 200) throw new Error(`addRole answered ${res.status}: ${await res.text()}`)
+  return ((await res.json()) as { data: { roleId: string } }).data.roleId
+}
+
+/** Opens a character's editor (in `locale`'s path, English without) and waits until it is hydrated and shows `readySelector`. */
+export async function openCharacterEditor(
+  page: Page,
+  serverUrl: string,
+  roleId: string,
+  { locale = '', readySelector = '#character-name' }: { locale?: string; readySelector?: string } = {},
+) {
+  await page.goto(`${serverUrl}${locale ? `/${locale}` : ''}/characters/edit/form?id=${roleId}`)
+  await page.waitForFunction(HYDRATED)
+  await page.locator(readySelector).waitFor()
+}
+
+/** Saves the character form and waits for the saved character's page (`/characters/<its 12-character id>`). */
+export async function saveCharacterForm(page: Page) {
+  await page.getByTestId('save-character').click()
+  await page.waitForURL(/\/characters\/[a-z0-9]{12}$/)
+}
+
+/** A picture of the page scrolled to its top (`fullPage`: all of it), as `file` in screenshotDir. */
+export async function shootFromTop(page: Page, file: string, { fullPage = false } = {}) {
+  await page.evaluate(() => window.scrollTo(0, 0))
+  await page.screenshot({ path: path.join(screenshotDir, file), fullPage })
 }

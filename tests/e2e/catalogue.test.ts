@@ -104,10 +104,12 @@ describe.skipIf(!chromiumPath)('catalogue in a browser', () => {
     const target = api.items[0]?.name ?? ''
     await page.getByPlaceholder('Search AI characters...').pressSequentially(target.slice(0, 5), { delay: 40 })
     await page.waitForURL(/\/characters\?q=/)
-    await expect.poll(() => page.locator('main li h2').allTextContents()).toContain(target)
+    // Each keystroke may navigate (search as you type); the last one's page can take a while on a
+    // loaded two-core machine.
+    await expect.poll(() => page.locator('main li h2').allTextContents(), { timeout: 30_000 }).toContain(target)
     await page.screenshot({ path: path.join(screenshotDir, 'search.png') })
     await page.context().close()
-  })
+  }, 90_000)
 
   it('shows "Load Failed" with a Retry that recovers', async () => {
     const page = await open('en')

@@ -8,12 +8,14 @@ import { cardPng, v2Card } from '#tests/factories/card-files.ts'
 import {
   chromiumPath,
   HYDRATED,
-  launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
+  saveCharacterForm,
   screenshotDir,
   seriousA11yViolations,
-  startServer,
+  shootFromTop,
+  startServerAndBrowser,
+  stopServerAndBrowser,
 } from './browser.ts'
 
 const localesDir = path.resolve(import.meta.dirname, '..', '..', 'locales')
@@ -52,13 +54,9 @@ describe.skipIf(!chromiumPath)('creating, importing and exporting characters in 
   /** The signed-in browser storage of the first test, reused by the next. */
   let session: Awaited<ReturnType<Awaited<ReturnType<Browser['newContext']>>['storageState']>> | undefined
   beforeAll(async () => {
-    server = await startServer({}, { users: [creator] })
-    browser = await launchBrowser()
+    ;({ server, browser } = await startServerAndBrowser({}, { users: [creator] }))
   })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  afterAll(() => stopServerAndBrowser(server, browser))
 
   it('creates a character with an avatar, lists it, imports a V2 PNG card, exports it and re-imports it', async () => {
     const context = await browser.newContext({
@@ -125,11 +123,9 @@ describe.skipIf(!chromiumPath)('creating, importing and exporting characters in 
     await page.getByTestId('error-character-name').getByText('Too long: at most 80 characters.').waitFor()
     await page.getByLabel('Name').fill('Orla Finch')
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.evaluate(() => window.scrollTo(0, 0))
-    await page.screenshot({ path: path.join(screenshotDir, 'characters-edit-new.png'), fullPage: true })
+    await shootFromTop(page, 'characters-edit-new.png', { fullPage: true })
 
-    await page.getByTestId('save-character').click()
-    await page.waitForURL(/\/characters\/[a-z0-9]{12}$/)
+    await saveCharacterForm(page)
     await page.getByRole('heading', { level: 1, name: 'Orla Finch' }).waitFor()
     await page.getByText('By mapmaker').waitFor()
     await page.getByText('Orla has kept the light for forty years.').waitFor()
@@ -156,14 +152,23 @@ describe.skipIf(!chromiumPath)('creating, importing and exporting characters in 
     await list.getByRole('link', { name: 'Orla Finch', exact: true }).waitFor()
     await list.getByText('Public').waitFor()
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.evaluate(() => window.scrollTo(0, 0))
-    await page.screenshot({ path: path.join(screenshotDir, 'characters-mine.png'), fullPage: true })
+    await shootFromTop(page, 'characters-mine.png', { fullPage: true })
 
     // Import a V2 PNG card: the form is filled and the report shown; saved as a private character.
     await page.getByTestId('create-character').click()
     await page.waitForURL(`${server.url}/characters/edit/new`)
     await page.waitForFunction(HYDRATED)
-    const card = cardPng({ chara: v2Card({ tags: 'fantasy, Cartography', extensions: { mood: 'calm' } }) })
+    // The card carries a Japanese translation in our extension (ADR 041): it comes back in the export.
+    const ja = {
+      name: '地図師ミラ',
+      introduction: '長い返信が向いています。',
+      scenario: '',
+      first_message: 'ようこそ。',
+    }
+    const taleweave = { source_language: 'en', translations: { ja } }
+    const card = cardPng({
+      chara: v2Card({ tags: 'fantasy, Cartography', extensions: { mood: 'calm', taleweave } }),
+    })
     await page.getByTestId('card-file').setInputFiles({ name: 'mira.png', mimeType: 'image/png', buffer: card })
     const report = page.getByTestId('import-report')
     await report.getByText('The card was read. Check the form, then save.').waitFor()
@@ -175,10 +180,8 @@ describe.skipIf(!chromiumPath)('creating, importing and exporting characters in 
     await imageLoaded(page, '[data-testid="character-avatar-preview"]')
     await page.getByLabel('Private').check()
     expect(await seriousA11yViolations(page)).toEqual([])
-    await page.evaluate(() => window.scrollTo(0, 0))
-    await page.screenshot({ path: path.join(screenshotDir, 'characters-import.png'), fullPage: true })
-    await page.getByTestId('save-character').click()
-    await page.waitForURL(/\/characters\/[a-z0-9]{12}$/)
+    await shootFromTop(page, 'characters-import.png', { fullPage: true })
+    await saveCharacterForm(page)
     const miraUrl = page.url()
 
     // A private character: the server answers 404, the creator's browser loads it with the token.
@@ -205,10 +208,33 @@ describe.skipIf(!chromiumPath)('creating, importing and exporting characters in 
       extensions: { mood: 'calm' },
     })
     expect(readBack.draft.characterBook?.entries[0]?.keys).toEqual(['Vell', 'drowned city'])
+    expect(readBack.draft.sourceLanguage).toBe('en')
+    expect(readBack.draft.translations).toEqual({
+      ja: {
+        name: ja.name,
+        introduction: ja.introduction,
+        scenario: '',
+        firstMessage: ja.first_message,
+        alternateGreetings: [],
+      },
+    })
     const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()])
     expect(jsonDownload.suggestedFilename()).toBe('Mira_Vale.json')
     const json = JSON.parse(readFileSync((await jsonDownload.path()) ?? '', 'utf8'))
     expect(json).toMatchObject({ spec: 'chara_card_v3', data: { name: 'Mira Vale' } })
+    // CHARX: card.json and the picture as the main icon; our importer reads it back.
+    await page.getByTestId('export-charx').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: path.join(screenshotDir, 'characters-export-buttons.png') })
+    const [charxDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-charx').click()])
+    expect(charxDownload.suggestedFilename()).toBe('Mira_Vale.charx')
+    const fromCharx = importCard(readFileSync((await charxDownload.path()) ?? ''))
+    expect(fromCharx.draft).toMatchObject({ name: 'Mira Vale', creator: 'alice', extensions: { mood: 'calm' } })
+    expect(fromCharx.draft.avatar?.length).toBeGreaterThan(0)
+    // The three export buttons right to left.
+    await page.goto(`${server.url}/ar${new URL(miraUrl).pathname}`)
+    await page.waitForFunction(HYDRATED)
+    await page.getByTestId('export-charx').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: path.join(screenshotDir, 'characters-export-buttons-ar.png') })
 
     // Re-import the exported PNG through the form.
     await page.goto(`${server.url}/characters/edit/new`)

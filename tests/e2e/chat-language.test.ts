@@ -1,18 +1,18 @@
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
+import type { OpenAiApiDouble } from '#tests/doubles/openai-api.ts'
 import {
   chromiumPath,
   HYDRATED,
-  launchBrowser,
   logIn,
-  PERSON_USER_AGENT,
+  personPage,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
   startChat,
-  startServer,
+  startWithModelDouble,
+  stopWithModelDouble,
 } from './browser.ts'
 
 // Issue 20 item 5 (ADR 038): the model is told the language of the page the user chats in, and
@@ -25,14 +25,10 @@ describe.skipIf(!chromiumPath)('the language of the replies in a browser', () =>
   let browser: Browser
   let model: OpenAiApiDouble
   beforeAll(async () => {
-    model = await startOpenAiApi({ reply: 'The keeper trims the wick.' })
-    server = await startServer({ LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'e2e-model' }, { users: [polyglot] })
-    browser = await launchBrowser()
+    ;({ server, browser, model } = await startWithModelDouble('The keeper trims the wick.', { users: [polyglot] }))
   })
   afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-    await model?.close()
+    await stopWithModelDouble({ server, browser, model })
   })
 
   /** The system message of the model's last reply request. */
@@ -56,11 +52,7 @@ describe.skipIf(!chromiumPath)('the language of the replies in a browser', () =>
   it('follows the site language, then the chat’s own; the select in English and Arabic', async () => {
     const list = await (await fetch(`${server.url}/api/roles?sort=newest`)).json()
     const role = (list.data.items as { roleId: string; isAdult: boolean }[]).find((r) => !r.isAdult)
-    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
-    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
+    const { context, page, errors } = await personPage(browser, server.url)
 
     await logIn(page, server.url, polyglot)
     await startChat(page, server.url, role?.roleId ?? '')

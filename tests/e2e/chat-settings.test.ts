@@ -1,18 +1,18 @@
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
+import type { OpenAiApiDouble } from '#tests/doubles/openai-api.ts'
 import {
   chromiumPath,
   HYDRATED,
-  launchBrowser,
   logIn,
-  PERSON_USER_AGENT,
+  personPage,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
   startChat,
-  startServer,
+  startWithModelDouble,
+  stopWithModelDouble,
 } from './browser.ts'
 
 // Issue 18 item 9, per chat (ADR 033): the chat's settings dialog sets temperature and reply
@@ -26,14 +26,10 @@ describe.skipIf(!chromiumPath)('chat settings in a browser', () => {
   let browser: Browser
   let model: OpenAiApiDouble
   beforeAll(async () => {
-    model = await startOpenAiApi({ reply: 'The keeper trims the wick.' })
-    server = await startServer({ LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'e2e-model' }, { users: [tuner] })
-    browser = await launchBrowser()
+    ;({ server, browser, model } = await startWithModelDouble('The keeper trims the wick.', { users: [tuner] }))
   })
   afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-    await model?.close()
+    await stopWithModelDouble({ server, browser, model })
   })
 
   const lastAsked = () => {
@@ -53,11 +49,7 @@ describe.skipIf(!chromiumPath)('chat settings in a browser', () => {
   it('sets temperature and reply length within the bounds, uses them for the next reply, resets them; in English and Arabic', async () => {
     const list = await (await fetch(`${server.url}/api/roles?sort=newest`)).json()
     const role = (list.data.items as { roleId: string; isAdult: boolean }[]).find((r) => !r.isAdult)
-    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
-    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
+    const { context, page, errors } = await personPage(browser, server.url)
 
     await logIn(page, server.url, tuner)
     await startChat(page, server.url, role?.roleId ?? '')

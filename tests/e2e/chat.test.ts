@@ -5,14 +5,14 @@ import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.
 import {
   chromiumPath,
   HYDRATED,
-  launchBrowser,
   logIn,
-  PERSON_USER_AGENT,
+  personPage,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
   startChat,
-  startServer,
+  startServerAndBrowser,
+  stopServerAndBrowser,
 } from './browser.ts'
 
 const chatter = { username: 'chatter', email: 'chatter@example.test', password: 'a lantern over the harbour' }
@@ -31,12 +31,13 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
       },
       tokenDelayMs: 40,
     })
-    server = await startServer({ LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'e2e-model' }, { users: [chatter] })
-    browser = await launchBrowser()
+    ;({ server, browser } = await startServerAndBrowser(
+      { LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'e2e-model' },
+      { users: [chatter] },
+    ))
   })
   afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
+    await stopServerAndBrowser(server, browser)
     await model?.close()
   })
 
@@ -44,21 +45,11 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
     const list = await (await fetch(`${server.url}/api/roles?sort=newest`)).json()
     const role = (list.data.items as { roleId: string; name: string; isAdult: boolean }[]).find((r) => !r.isAdult)
     expect(role).toBeDefined()
-    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
-    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
+    const { context, page, errors } = await personPage(browser, server.url)
 
     await logIn(page, server.url, chatter)
     await startChat(page, server.url, role?.roleId ?? '')
     await page.getByRole('heading', { level: 1, name: role?.name }).waitFor()
-    // The new chat is at the top of My Chats.
-    await page
-      .getByTestId('my-chats')
-      .getByText(role?.name ?? '')
-      .first()
-      .waitFor()
 
     await page.getByLabel('Your message').fill('Where does the road lead?')
     await page.getByRole('button', { name: 'Send' }).click()
@@ -69,6 +60,12 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
     await firstReply.getByText('Reply number 1, traveller.').waitFor()
     await page.getByTestId('chat-status').filter({ hasText: 'Online' }).waitFor()
     expect(await firstReply.locator('em').first().innerText()).toBe('She looks up from the map.')
+    // Written to, the chat is history: at the top of My Chats (ADR 048).
+    await page
+      .getByTestId('my-chats')
+      .getByText(role?.name ?? '')
+      .first()
+      .waitFor()
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(screenshotDir, 'chat.png') })
 

@@ -178,6 +178,7 @@ describe.skipIf(!chromiumPath)('languages in a browser', () => {
       '/characters/edit/new',
       '/characters/edit/form',
       '/characters/mine',
+      '/characters/lorebooks',
       '/blog',
       `/blog/${article}`,
       '/links',

@@ -6,14 +6,14 @@ import { writeModelsFile } from '#tests/helpers/chat.ts'
 import {
   chromiumPath,
   HYDRATED,
-  launchBrowser,
   logIn,
-  PERSON_USER_AGENT,
+  personPage,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
   startChat,
-  startServer,
+  startServerAndBrowser,
+  stopServerAndBrowser,
 } from './browser.ts'
 
 const rememberer = { username: 'rememberer', email: 'rememberer@example.test', password: 'a lantern over the harbour' }
@@ -36,12 +36,13 @@ describe.skipIf(!chromiumPath)('memory panel in a browser', () => {
       // Nothing listens on port 9: every summary fails as "could not be reached".
       { id: 'memory-model', premium: false, baseUrl: 'http://127.0.0.1:9/v1' },
     ])
-    server = await startServer({ MODELS_FILE: modelsFile, SUMMARY_MODEL: 'memory-model' }, { users: [rememberer] })
-    browser = await launchBrowser()
+    ;({ server, browser } = await startServerAndBrowser(
+      { MODELS_FILE: modelsFile, SUMMARY_MODEL: 'memory-model' },
+      { users: [rememberer] },
+    ))
   }, 90_000)
   afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
+    await stopServerAndBrowser(server, browser)
     await model?.close()
   })
 
@@ -53,11 +54,7 @@ describe.skipIf(!chromiumPath)('memory panel in a browser', () => {
   it('says since when memory has not been updated and why, and offers Try again', async () => {
     const list = await (await fetch(`${server.url}/api/roles?sort=newest`)).json()
     const role = (list.data.items as { roleId: string; isAdult: boolean }[]).find((r) => !r.isAdult)
-    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
-    await context.addCookies([{ name: 'lang', value: 'en', url: server.url }])
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
+    const { context, page, errors } = await personPage(browser, server.url)
 
     await logIn(page, server.url, rememberer)
     await startChat(page, server.url, role?.roleId ?? '')

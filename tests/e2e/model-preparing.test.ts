@@ -4,15 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChatProvider } from '#contracts/chat.ts'
 import arChat from '#locales/ar/chat.json' with { type: 'json' }
 import enChat from '#locales/en/chat.json' with { type: 'json' }
-import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
+import type { OpenAiApiDouble } from '#tests/doubles/openai-api.ts'
 import {
   chromiumPath,
-  launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
   screenshotDir,
   seriousA11yViolations,
-  startServer,
+  startWithModelDouble,
+  stopWithModelDouble,
 } from './browser.ts'
 
 // Issue 19 on the chat page (ADR 037): while the embedded model is downloaded the chat says "The
@@ -34,9 +34,10 @@ describe.skipIf(!chromiumPath)('the model being prepared, in a browser (issue 19
   let roleId = ''
 
   beforeAll(async () => {
-    model = await startOpenAiApi({ reply: 'The lamp is lit at last.', tokenDelayMs: 10 })
-    server = await startServer({ LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'e2e-model' }, { users: [chatter] })
-    browser = await launchBrowser()
+    ;({ server, browser, model } = await startWithModelDouble(
+      { reply: 'The lamp is lit at last.', tokenDelayMs: 10 },
+      { users: [chatter] },
+    ))
     const login = await fetch(`${server.url}/api/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -48,9 +49,7 @@ describe.skipIf(!chromiumPath)('the model being prepared, in a browser (issue 19
     expect(roleId).not.toBe('')
   })
   afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-    await model?.close()
+    await stopWithModelDouble({ server, browser, model })
   })
 
   /** A new chat opened signed in, GET /api/models answering with `provider()` as its chatProvider. */

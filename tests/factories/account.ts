@@ -3,8 +3,11 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { chatSessions } from '#db/schema/chat.ts'
 import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
+import { lorebooks, roleLorebooks } from '#db/schema/lorebooks.ts'
 import { orders, subscriptions } from '#db/schema/payments.ts'
 import { roleReports } from '#db/schema/reports.ts'
+import { roleAssets } from '#db/schema/role-assets.ts'
+import { roleTranslations } from '#db/schema/role-texts.ts'
 import { roles } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 import { createRole, createTags, ratingsFor } from './catalogue.ts'
@@ -12,7 +15,8 @@ import { addMessages } from './chat.ts'
 
 /**
  * Gives a user a bit of everything an account holds: a tagged character, a chat with a reply,
- * diamonds, a paid order and a plan, a report and a rating of `otherRoleId`. Every text contains
+ * diamonds, a paid order and a plan, a report and a rating of `otherRoleId`, a lorebook attached to the
+ * character, a translation of it by its creator and a file from its card. Every text contains
  * `marker`, so an export can be searched for another user's data.
  */
 export async function fillAccount(db: Db, userId: string, marker: string, otherRoleId?: string) {
@@ -25,6 +29,35 @@ export async function fillAccount(db: Db, userId: string, marker: string, otherR
     scenario: `Scenario ${marker}`,
   })
   const sessionId = await chatWith(db, userId, roleId, marker)
+  const [role] = await db.select({ id: roles.id }).from(roles).where(eq(roles.publicId, roleId))
+  if (!role) throw new Error('role was not stored')
+  const book = { name: `Book ${marker}`, extensions: {}, entries: [] }
+  const [lorebook] = await db
+    .insert(lorebooks)
+    .values({ ownerId: userId, name: `Book ${marker}`, entryCount: 0, book })
+    .returning({ id: lorebooks.id })
+  if (!lorebook) throw new Error('lorebook was not stored')
+  await db.insert(roleLorebooks).values({ roleId: role.id, lorebookId: lorebook.id, position: 0 })
+  await db.insert(roleTranslations).values({
+    roleId: role.id,
+    locale: 'ja',
+    origin: 'author',
+    name: `Name ja ${marker}`,
+    scenario: `Scenario ja ${marker}`,
+    sourceHash: 'x',
+  })
+  const fileBytes = Buffer.from(`File ${marker}`)
+  await db.insert(roleAssets).values({
+    roleId: role.id,
+    position: 0,
+    type: 'emotion',
+    name: `joy-${marker}`,
+    ext: 'png',
+    contentType: 'image/png',
+    byteSize: fileBytes.length,
+    sha256: 'x',
+    bytes: fileBytes,
+  })
   await db.insert(diamondLedger).values({ userId, amount: 50, reason: 'signup', reference: `signup:${userId}` })
   await db.insert(diamondBalances).values({ userId, balance: 50 })
   const orderId = `ord_${randomBytes(6).toString('hex')}`
@@ -57,7 +90,7 @@ export async function fillAccount(db: Db, userId: string, marker: string, otherR
         .values({ roleId: other.id, reporterId: userId, reason: 'spam', text: `Report ${marker}` })
     await ratingsFor(db, otherRoleId, [{ userId, score: 2 }])
   }
-  return { roleId, sessionId, orderId }
+  return { roleId, sessionId, orderId, lorebookId: lorebook.id }
 }
 
 /** A chat of the user with a character: a greeting, a question and an answer. */

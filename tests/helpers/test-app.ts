@@ -42,6 +42,9 @@ export async function buildTestApp(
     // A closed local port: tests never run (nor download) the embedded model unless they ask for it
     // with LLM_BASE_URL '' (an empty variable is unset) and EMBEDDED_MODEL (ADR 036).
     LLM_BASE_URL: CLOSED_MODEL_URL,
+    // Machine translation off (ADR 040): a page shown in another locale queues no job towards the
+    // closed model. Its own tests turn it on.
+    TRANSLATE_DAILY_CHARACTERS: '0',
     ...(options.logStream ? { LOG_LEVEL: 'info' } : {}),
     ...options.env,
   })

@@ -2,6 +2,8 @@ import { Languages } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { useLocation } from 'react-router'
 import { Redirecting, useFullPageRedirect } from '#app/components/redirecting.tsx'
+import { saveLocale } from '#app/features/accounts/api/accounts.ts'
+import { getAccessToken } from '#app/lib/session.ts'
 import {
   LOCALE_COOKIE,
   LOCALE_COOKIE_MAX_AGE_SECONDS,
@@ -28,7 +30,8 @@ export function localeSwitchHref(locale: Locale, pathname: string, search = '', 
 
 /**
  * 'Select Language': every language named in itself. Choosing one stores it in the language cookie
- * (it then wins over the browser's language) and loads the same page in that language.
+ * (it then wins over the browser's language), for a signed-in person also as the language of their
+ * mails, and loads the same page in that language.
  * Plain links, so crawlers find every translation and it works before the JavaScript loads.
  */
 export function LanguageSwitcher() {
@@ -41,7 +44,9 @@ export function LanguageSwitcher() {
     // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie the server also reads.
     document.cookie = `${LOCALE_COOKIE}=${locale}; Max-Age=${LOCALE_COOKIE_MAX_AGE_SECONDS}; Path=/; SameSite=Lax`
     event.preventDefault()
-    redirect(event.currentTarget.href)
+    // A signed-in person's mails follow the choice: saved before leaving, which would cancel the call.
+    // A failure leaves them as they were until the next signed-in page load (/userInfo reads the cookie).
+    void redirect(event.currentTarget.href, getAccessToken() ? saveLocale(locale) : undefined)
   }
   return (
     <details className="language-switcher group relative">

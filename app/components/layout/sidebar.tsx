@@ -1,11 +1,13 @@
-import { CreditCard, EyeOff, History, Home, UserPen, Users, X } from 'lucide-react'
+import { CreditCard, EyeOff, History, Home, Pin, Search, UserPen, Users, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { NavLink, useLocation, useRevalidator, useRouteLoaderData } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
 import { useMyChats } from '#app/features/chat/my-chats.ts'
 import { api } from '#app/lib/http.ts'
 import { notify } from '#app/lib/notify.tsx'
+import { previewText } from '#app/lib/plain-text.ts'
 import { useIsLoggedIn } from '#app/lib/session.ts'
+import { imageVariantUrl } from '#contracts/images.ts'
 import { splitLocalePath } from '#contracts/locales.ts'
 import { LanguageSwitcher } from './language-switcher.tsx'
 
@@ -63,6 +65,10 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
               {t('nav.myChats')}
             </h2>
             <MyChats />
+            <NavLink to={localize('/chats')} end className="nav-item mt-1 text-sm" data-testid="all-chats">
+              <Search aria-hidden="true" className="size-4 shrink-0" />
+              {t('chatTidy.allChats')}
+            </NavLink>
           </section>
         ) : null}
       </nav>
@@ -97,7 +103,7 @@ function HideAdultContent() {
   )
 }
 
-/** The signed-in user's chats, newest first ('No chat history' when none). */
+/** The signed-in user's chats, pinned first, then newest first ('No chat history' when none). */
 function MyChats() {
   const { t } = useTranslation()
   const localize = useLocalizePath()
@@ -112,7 +118,7 @@ function MyChats() {
         <li key={session.id}>
           <NavLink to={localize(`/chat/${session.id}`)} className="nav-item items-start">
             <img
-              src={session.role?.avatar ?? '/default-avatar.svg'}
+              src={imageVariantUrl(session.role?.avatar, 'square-128') ?? '/default-avatar.svg'}
               alt=""
               width={32}
               height={32}
@@ -120,12 +126,17 @@ function MyChats() {
               className="size-8 shrink-0 rounded-full object-cover"
             />
             <span className="min-w-0">
-              <span dir="auto" className="block truncate text-sm font-medium text-zinc-100">
-                {session.role?.name ?? t('nav.newChat')}
+              <span className="flex items-center gap-1">
+                {session.pinned ? (
+                  <Pin aria-label={t('chatTidy.pinned')} className="size-3 shrink-0 text-violet-300" />
+                ) : null}
+                <span dir="auto" className="block truncate text-sm font-medium text-zinc-100">
+                  {session.title ?? session.role?.name ?? t('nav.newChat')}
+                </span>
               </span>
               {session.lastMessage ? (
                 <span dir="auto" className="block truncate text-xs text-zinc-400">
-                  {session.lastMessage}
+                  {previewText(session.lastMessage)}
                 </span>
               ) : null}
             </span>

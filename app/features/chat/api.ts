@@ -1,4 +1,4 @@
-import { ApiError, api, apiStream } from '#app/lib/http.ts'
+import { api, apiStream } from '#app/lib/http.ts'
 import { CHAT_STREAM_IDLE_LIMIT_MS } from '#contracts/api.ts'
 import type {
   ChatMessage,
@@ -9,6 +9,7 @@ import type {
   PublicModel,
 } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'
+import { readEventStream } from './event-stream.ts'
 
 export type CreatedSession = ChatSessionDetail & { firstMessage: ChatMessage | null }
 export type MessagePage = { items: ChatMessage[]; nextBefore: number | null; total: number }
@@ -18,20 +19,23 @@ export type Swipes = {
   swipes: { index: number; content: string; status: string; modelId: string | null; createdAt: string }[]
 }
 
-export const createSession = (roleId: string) =>
-  api<CreatedSession>('/createSession', { method: 'POST', body: { roleId } })
-export const getSession = (sessionId: string, chatModelId?: string) =>
-  api<ChatSessionDetail>('/session', { method: 'POST', body: { sessionId, chatModelId } })
+/** `locale`: the page's, so the greeting is the character's in it (ADR 039). */
+export const createSession = (roleId: string, locale: Locale) =>
+  api<CreatedSession>('/createSession', { method: 'POST', body: { roleId, locale } })
+/** `locale`: the page's, so the character is named as its page names it (ADR 039). */
+export const getSession = (sessionId: string, locale: Locale, chatModelId?: string) =>
+  api<ChatSessionDetail>('/session', { method: 'POST', body: { sessionId, chatModelId, locale } })
 export const getMessages = (sessionId: string, before?: number) =>
   api<MessagePage>('/messages', { method: 'POST', body: { sessionId, before, limit: 50 } })
-export const getModels = () =>
+/** `fresh`: past the browser's one-minute copy of the answer (a re-check after a failed reply). */
+export const getModels = (fresh = false) =>
   api<{
     models: PublicModel[]
     defaultModelId: string
     reachable: Record<string, boolean>
     anyReachable: boolean
     chatProvider: ChatProvider
-  }>('/models')
+  }>('/models', fresh ? { cache: 'no-cache' } : {})
 export const stopReply = (sessionId: string) =>
   api<{ stopped: boolean }>('/chat/stop', { method: 'POST', body: { sessionId } })
 export const getSwipes = (sessionId: string, messageId: number) =>
@@ -58,6 +62,7 @@ const STREAM_PATHS = {
   send: '/chat/stream',
   regenerate: '/chat/regenerate/stream',
   continue: '/chat/continue/stream',
+  speak: '/chat/speak/stream',
 } as const
 
 /**
@@ -67,7 +72,15 @@ const STREAM_PATHS = {
  */
 export async function streamReply(
   kind: keyof typeof STREAM_PATHS,
-  body: { sessionId: string; message?: string; chatModelId?: string; requestId: string; locale: Locale },
+  body: {
+    sessionId: string
+    message?: string
+    chatModelId?: string
+    requestId: string
+    locale: Locale
+    /** In a scene (ADR 052): the member who answers ("speak" needs one). */
+    speaker?: string
+  },
   onEvent: (event: ChatStreamEvent) => void,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -78,31 +91,5 @@ export async function streamReply(
     // No deadline: a long reply from a slow server takes minutes; the server's keep-alive counts (ADR 032).
     idleTimeoutMs: CHAT_STREAM_IDLE_LIMIT_MS,
   })
-  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader()
-  if (!reader) throw new ApiError(500, 'INTERNAL_ERROR', 'No response body')
-  let buffer = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) break
-    buffer += value
-    let end = buffer.indexOf('\n\n')
-    while (end !== -1) {
-      const block = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      end = buffer.indexOf('\n\n')
-      let name = 'message'
-      const data: string[] = []
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) name = line.slice(6).trim()
-        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart())
-      }
-      if (data.length === 0) continue
-      try {
-        onEvent({ event: name, data: JSON.parse(data.join('\n')) } as ChatStreamEvent)
-      } catch (error) {
-        if (error instanceof SyntaxError) throw new ApiError(500, 'INTERNAL_ERROR', 'Invalid server response format')
-        throw error
-      }
-    }
-  }
+  await readEventStream<ChatStreamEvent>(response, onEvent)
 }

@@ -1,20 +1,26 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import { api } from '#app/lib/http.ts'
 import { getAccessToken, onTokensChange, useIsLoggedIn } from '#app/lib/session.ts'
+import { splitLocalePath } from '#contracts/locales.ts'
 
 export type ChatSummary = {
   id: string
   role: { id: string; name: string; avatar: string | null } | null
   lastMessage: string | null
+  /** The user's name for the chat; null: the character's (ADR 048). */
+  title: string | null
+  pinned: boolean
   updatedAt: string
+  /** A scene's members by name (ADR 052); absent for a chat of one character. */
+  members?: string[]
 }
 
 type State = { sessions: ChatSummary[]; loaded: boolean; failed: boolean }
 
 /**
- * My Chats (spec section 4): the signed-in user's sessions, newest first. Fetched when logged in,
- * emptied on logout and fetched again on login. `chatCreated` puts a new session at the top (as
- * 'New Chat' until its details load) unless it is already listed.
+ * My Chats (spec section 4): the signed-in user's sessions, pinned first, then newest first. Fetched
+ * when logged in, emptied on logout and fetched again on login. A new chat holding only the greeting
+ * is not history (ADR 048): it joins the list with its first reply.
  */
 let state: State = { sessions: [], loaded: false, failed: false }
 let inFlight: Promise<void> | null = null
@@ -28,7 +34,9 @@ onTokensChange(() => set({ sessions: [], loaded: false, failed: false }))
 
 export function refreshMyChats(): Promise<void> {
   if (!getAccessToken()) return Promise.resolve()
-  inFlight ??= api<{ sessions: ChatSummary[] }>('/sessions', { method: 'POST' })
+  // The page's language: characters named as their pages name them (ADR 039).
+  const { locale } = splitLocalePath(window.location.pathname)
+  inFlight ??= api<{ sessions: ChatSummary[] }>('/sessions', { method: 'POST', body: { locale } })
     .then(
       (data) => set({ sessions: data.sessions, loaded: true, failed: false }),
       () => set({ ...state, loaded: true, failed: true }),
@@ -39,23 +47,24 @@ export function refreshMyChats(): Promise<void> {
   return inFlight
 }
 
-export function chatCreated(session: Pick<ChatSummary, 'id'> & Partial<ChatSummary>) {
-  if (state.sessions.some((s) => s.id === session.id)) return
-  const entry: ChatSummary = {
-    role: null,
-    lastMessage: null,
-    updatedAt: new Date().toISOString(),
-    ...session,
-  }
-  set({ ...state, sessions: [entry, ...state.sessions] })
-}
+/** The server's order: pinned first, then the most recently active. */
+const inOrder = (sessions: ChatSummary[]) =>
+  [...sessions].sort((a, b) => Number(b.pinned) - Number(a.pinned) || b.updatedAt.localeCompare(a.updatedAt))
 
-/** Moves a session to the top with its newest message, after a reply. */
+/** Moves a session up with its newest message, after a reply; a chat not listed yet (its first reply) is fetched. */
 export function chatUpdated(id: string, lastMessage: string) {
   const found = state.sessions.find((s) => s.id === id)
-  if (!found) return
+  if (!found) {
+    void refreshMyChats()
+    return
+  }
   const updated = { ...found, lastMessage, updatedAt: new Date().toISOString() }
-  set({ ...state, sessions: [updated, ...state.sessions.filter((s) => s.id !== id)] })
+  set({ ...state, sessions: inOrder([updated, ...state.sessions.filter((s) => s.id !== id)]) })
+}
+
+/** A chat renamed or pinned (`changes` as the server answered). */
+export function chatTidied(id: string, changes: Pick<ChatSummary, 'title' | 'pinned'>) {
+  set({ ...state, sessions: inOrder(state.sessions.map((s) => (s.id === id ? { ...s, ...changes } : s))) })
 }
 
 export function chatDeleted(id: string) {

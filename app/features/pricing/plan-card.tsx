@@ -49,7 +49,7 @@ export function PlanCard({ plan, cycle, locale, current, currentDetails, actions
         {plan.unlimitedFreeModels ? <Feature>{t('features.freeModels')}</Feature> : null}
         {plan.premiumModels ? <Feature>{t('features.premiumModels')}</Feature> : null}
         <Feature icon="gem">{t('features.diamonds', { count: plan.diamondsPerMonth })}</Feature>
-        <Feature>{t('features.memory', { count: plan.memoryK })}</Feature>
+        <Feature>{t('features.memory', { count: plan.memoryK * 1000 })}</Feature>
       </ul>
       {current ? (
         <p className="mt-6 rounded-lg border border-emerald-700 px-3 py-2 text-center text-sm text-emerald-300">

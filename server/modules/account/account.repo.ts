@@ -1,9 +1,12 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
-import type { Db } from '#db/client.ts'
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
+import type { Db, Tx } from '#db/client.ts'
 import { chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
+import { lorebooks, roleLorebooks } from '#db/schema/lorebooks.ts'
 import { orders, subscriptions } from '#db/schema/payments.ts'
+import { chatPersonas, personas } from '#db/schema/personas.ts'
 import { roleReports } from '#db/schema/reports.ts'
+import { roleAssets } from '#db/schema/role-assets.ts'
 import { roleRatings, roles, roleTags, tags } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 import { visibleChatRole } from '#server/modules/chat/chat.repo.ts'
@@ -110,6 +113,63 @@ export function createAccountRepo(db: Db) {
                   ),
                 )
 
+        const characterIds = characters.map((c) => c.id)
+        // The lorebooks attached and the files a card brought (described; their bytes travel in the
+        // card exports). The creator's translations come from the role-texts service.
+        const characterLorebooks =
+          characterIds.length === 0
+            ? []
+            : await tx
+                .select({ roleId: roleLorebooks.roleId, lorebookId: roleLorebooks.lorebookId })
+                .from(roleLorebooks)
+                .where(inArray(roleLorebooks.roleId, characterIds))
+                .orderBy(asc(roleLorebooks.roleId), asc(roleLorebooks.position))
+        const characterFiles =
+          characterIds.length === 0
+            ? []
+            : await tx
+                .select({
+                  roleId: roleAssets.roleId,
+                  type: roleAssets.type,
+                  name: roleAssets.name,
+                  ext: roleAssets.ext,
+                  contentType: roleAssets.contentType,
+                  byteSize: roleAssets.byteSize,
+                })
+                .from(roleAssets)
+                .where(inArray(roleAssets.roleId, characterIds))
+                .orderBy(asc(roleAssets.roleId), asc(roleAssets.position))
+        const ownLorebooks = await tx
+          .select({
+            id: lorebooks.id,
+            name: lorebooks.name,
+            book: lorebooks.book,
+            createdAt: lorebooks.createdAt,
+            updatedAt: lorebooks.updatedAt,
+          })
+          .from(lorebooks)
+          .where(eq(lorebooks.ownerId, userId))
+          .orderBy(asc(lorebooks.createdAt), asc(lorebooks.id))
+
+        const ownPersonas = await tx
+          .select({
+            id: personas.id,
+            name: personas.name,
+            description: personas.description,
+            avatarImageId: personas.avatarImageId,
+            isDefault: personas.isDefault,
+            createdAt: personas.createdAt,
+            updatedAt: personas.updatedAt,
+          })
+          .from(personas)
+          .where(eq(personas.ownerId, userId))
+          .orderBy(asc(personas.createdAt), asc(personas.id))
+        const personaOfChat = await tx
+          .select({ sessionId: chatPersonas.sessionId, personaId: chatPersonas.personaId })
+          .from(chatPersonas)
+          .innerJoin(personas, eq(personas.id, chatPersonas.personaId))
+          .where(eq(personas.ownerId, userId))
+
         const sessions = await tx
           .select({
             id: chatSessions.id,
@@ -118,13 +178,20 @@ export function createAccountRepo(db: Db) {
             modelId: chatSessions.modelId,
             memoryNote: chatSessions.memoryNote,
             memoryUpdatedAt: chatSessions.memoryUpdatedAt,
+            authorNote: chatSessions.authorNote,
+            authorNoteDepth: chatSessions.authorNoteDepth,
+            title: chatSessions.title,
+            pinnedAt: chatSessions.pinnedAt,
+            parentSessionId: chatSessions.parentSessionId,
+            parentMessageId: chatSessions.parentMessageId,
             createdAt: chatSessions.createdAt,
             updatedAt: chatSessions.updatedAt,
           })
           .from(chatSessions)
           // A character made private by its creator is not this user's data: its id and name are left out.
           .leftJoin(roles, visibleChatRole)
-          .where(eq(chatSessions.userId, userId))
+          // A chat in its undo window is deleted as far as its user knows (ADR 048).
+          .where(and(eq(chatSessions.userId, userId), isNull(chatSessions.deletedAt)))
           .orderBy(asc(chatSessions.createdAt))
         const sessionIds = sessions.map((s) => s.id)
         const messages =
@@ -140,6 +207,7 @@ export function createAccountRepo(db: Db) {
                   modelId: chatMessages.modelId,
                   diamondsSpent: chatMessages.diamondsSpent,
                   swipeId: chatMessages.swipeId,
+                  imported: chatMessages.imported,
                   createdAt: chatMessages.createdAt,
                   editedAt: chatMessages.editedAt,
                 })
@@ -230,6 +298,11 @@ export function createAccountRepo(db: Db) {
           profile,
           characters,
           characterTags,
+          characterLorebooks,
+          characterFiles,
+          lorebooks: ownLorebooks,
+          personas: ownPersonas,
+          personaOfChat,
           sessions,
           messages,
           swipes,
@@ -249,14 +322,24 @@ export function createAccountRepo(db: Db) {
      * they gave are taken out of the roles' aggregates; reports they filed stay for the operator
      * without the reporter. Orders and ledger entries stay for accounting without the user (set
      * null). Everything else (tokens, e-mail links, chats, messages, swipes, balance, plan) follows
-     * the user row by cascade. Returns the images of the deleted characters, to remove once nothing
-     * refers to them.
+     * the user row by cascade, personas too (ADR 049). Returns the images of the deleted characters
+     * and personas, to remove once nothing refers to them.
      */
-    async deleteAccount(userId: string): Promise<{ deleted: boolean; imageIds: string[] }> {
+    /** `within` runs in the same transaction once the account is found (an operator's audit record, ADR 055). */
+    async deleteAccount(
+      userId: string,
+      within?: (tx: Tx) => Promise<void>,
+    ): Promise<{ deleted: boolean; imageIds: string[] }> {
       return db.transaction(async (tx) => {
         const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update')
         if (!user) return { deleted: false, imageIds: [] }
+        await within?.(tx)
 
+        // Personas go with the user row by cascade; their avatars are removed after.
+        const personaAvatars = await tx
+          .select({ avatar: personas.avatarImageId })
+          .from(personas)
+          .where(eq(personas.ownerId, userId))
         const owned = await tx
           .delete(roles)
           .where(and(eq(roles.creatorId, userId), eq(roles.visibility, 'private')))
@@ -285,7 +368,10 @@ export function createAccountRepo(db: Db) {
         await tx.update(roleReports).set({ reporterId: null }).where(eq(roleReports.reporterId, userId))
         await tx.delete(users).where(eq(users.id, userId))
 
-        const imageIds = owned.flatMap((r) => [r.avatar, r.blurred, r.banner]).filter((id): id is string => !!id)
+        const imageIds = [
+          ...owned.flatMap((r) => [r.avatar, r.blurred, r.banner]),
+          ...personaAvatars.map((p) => p.avatar),
+        ].filter((id): id is string => !!id)
         return { deleted: true, imageIds }
       })
     },

@@ -1,17 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { accountSummary, deleteAccountBody } from '#contracts/account-schemas.ts'
-import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
+import { signedInUser } from '#server/lib/signed-in.ts'
 import type { AccountService } from './account.service.ts'
 
 export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
   return async (app) => {
     const tags = ['accounts']
-    const userOf = (userId: string | null) => {
-      if (!userId) throw AppError.unauthorized()
-      return userId
-    }
 
     app.get(
       '/account',
@@ -26,7 +22,7 @@ export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store')
-        return ok(await account.summary(userOf(request.userId)))
+        return ok(await account.summary(signedInUser(request)))
       },
     )
 
@@ -37,12 +33,12 @@ export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary:
-            'Download everything stored about the signed-in user (profile, characters, chats with every reply alternative, diamonds, orders, reports) as a JSON file',
+            'Download everything stored about the signed-in user (profile, characters, personas, chats with every reply alternative, diamonds, orders, reports) as a JSON file',
           security: [{ bearer: [] }],
         },
       },
       async (request, reply) => {
-        const data = await account.exportData(userOf(request.userId))
+        const data = await account.exportData(signedInUser(request))
         const date = data.exportedAt.slice(0, 10)
         reply
           .header('cache-control', 'no-store')
@@ -66,7 +62,7 @@ export function accountRoutes(account: AccountService): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        await account.deleteAccount(userOf(request.userId), request.body, request.ip)
+        await account.deleteAccount(signedInUser(request), request.body, request.ip)
         return ok({ message: 'deleted' as const })
       },
     )

@@ -1,3 +1,4 @@
+import type { Tx } from '#db/client.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
@@ -5,6 +6,7 @@ import { ACCESS_TOKEN_TTL_SECONDS } from '#server/modules/auth/access-token.ts'
 import { verifyPassword } from '#server/modules/auth/passwords.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import { type ImagesService, imageUrl } from '#server/modules/images/images.service.ts'
+import type { RoleTextsService } from '#server/modules/role-texts/role-texts.service.ts'
 import type { AccountRepo } from './account.repo.ts'
 
 const MINUTE = 60_000
@@ -28,10 +30,22 @@ export function createAccountService(deps: {
   kv: KeyValueStore
   images: Pick<ImagesService, 'removeUnused'>
   catalogue: Pick<CatalogueService, 'invalidateListings'>
+  /** The creator's own translations of a character (the role-texts module owns them, ADR 039). */
+  roleTexts: Pick<RoleTextsService, 'authorTranslationsOf'>
   now?: () => Date
 }) {
-  const { repo, kv, images, catalogue } = deps
+  const { repo, kv, images, catalogue, roleTexts } = deps
   const now = deps.now ?? (() => new Date())
+
+  /** The deletion itself, shared by the user's own and an operator's: rows, then the token mark, pictures, listings. */
+  async function removeAccount(userId: string, within?: (tx: Tx) => Promise<void>): Promise<boolean> {
+    const { deleted, imageIds } = await repo.deleteAccount(userId, within)
+    if (!deleted) return false
+    await kv.set(DELETED_USER_KEY(userId), '1', DELETED_MARK_TTL_MS)
+    await images.removeUnused(imageIds)
+    await catalogue.invalidateListings()
+    return true
+  }
 
   return {
     /** What the account page shows, and how deletion is confirmed (password or e-mail). */
@@ -55,12 +69,29 @@ export function createAccountService(deps: {
       for (const tag of data.characterTags) {
         tagsOf.set(tag.roleId, [...(tagsOf.get(tag.roleId) ?? []), { slug: tag.slug, names: tag.names }])
       }
+      const byRole = <T extends { roleId: number }>(rows: T[]) => {
+        const of = new Map<number, Omit<T, 'roleId'>[]>()
+        for (const { roleId, ...row } of rows) of.set(roleId, [...(of.get(roleId) ?? []), row])
+        return of
+      }
+      const translationsOf = new Map<number, object[]>()
+      for (const { id } of data.characters) {
+        const rows = await roleTexts.authorTranslationsOf(id)
+        translationsOf.set(
+          id,
+          rows.map(({ roleId: _role, origin: _origin, sourceHash: _hash, stale: _stale, ...texts }) => texts),
+        )
+      }
+      const lorebooksOf = byRole(data.characterLorebooks)
+      const filesOf = byRole(data.characterFiles)
       const swipesOf = new Map<number, (typeof data.swipes)[number][]>()
       for (const swipe of data.swipes) swipesOf.set(swipe.messageId, [...(swipesOf.get(swipe.messageId) ?? []), swipe])
       const messagesOf = new Map<string, (typeof data.messages)[number][]>()
       for (const message of data.messages) {
         messagesOf.set(message.sessionId, [...(messagesOf.get(message.sessionId) ?? []), message])
       }
+      const exportedChats = new Set(data.sessions.map((session) => session.id))
+      const personaOf = new Map(data.personaOfChat.map((link) => [link.sessionId, link.personaId]))
       return {
         format: 'taleweave-account-export',
         version: 1,
@@ -72,10 +103,25 @@ export function createAccountService(deps: {
           tags: tagsOf.get(id) ?? [],
           avatarUrl: imageUrl(avatarImageId),
           bannerUrl: imageUrl(bannerImageId),
+          translations: translationsOf.get(id) ?? [],
+          lorebookIds: (lorebooksOf.get(id) ?? []).map((link) => link.lorebookId),
+          cardFiles: filesOf.get(id) ?? [],
+        })),
+        lorebooks: data.lorebooks,
+        personas: data.personas.map(({ avatarImageId, ...persona }) => ({
+          ...persona,
+          avatarUrl: imageUrl(avatarImageId),
         })),
         ratings: data.ratings,
-        chats: data.sessions.map((session) => ({
+        chats: data.sessions.map(({ parentSessionId, parentMessageId, ...session }) => ({
           ...session,
+          personaId: personaOf.get(session.id) ?? null,
+          // A branch names the chat and message it was branched from (ADR 050), when that chat is
+          // in this export too (not deleted, nor in its undo window).
+          branchedFrom:
+            parentSessionId && exportedChats.has(parentSessionId)
+              ? { chatId: parentSessionId, messageId: parentMessageId }
+              : null,
           messages: (messagesOf.get(session.id) ?? []).map(({ sessionId: _session, ...message }) => ({
             ...message,
             swipes: (swipesOf.get(message.id) ?? []).map(({ messageId: _message, ...swipe }) => swipe),
@@ -113,11 +159,21 @@ export function createAccountService(deps: {
           reason: 'subscription-renews',
         })
       }
-      const { deleted, imageIds } = await repo.deleteAccount(userId)
-      if (!deleted) throw AppError.unauthorized()
-      await kv.set(DELETED_USER_KEY(userId), '1', DELETED_MARK_TTL_MS)
-      await images.removeUnused(imageIds)
-      await catalogue.invalidateListings()
+      if (!(await removeAccount(userId))) throw AppError.unauthorized()
+    },
+
+    /**
+     * Deletes an account for an operator (ADR 055): the same deletion as the user's own, without
+     * their confirmation; `within` runs in its transaction (the audit record). Refused while a plan
+     * is still charged by the provider; false when there is no such account.
+     */
+    async deleteByOperator(userId: string, within: (tx: Tx) => Promise<void>): Promise<boolean> {
+      if (await repo.findRenewingSubscription(userId)) {
+        throw AppError.conflict('The plan is still charged by the provider; cancel it before deleting the account.', {
+          reason: 'subscription-renews',
+        })
+      }
+      return removeAccount(userId, within)
     },
   }
 }

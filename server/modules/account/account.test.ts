@@ -57,6 +57,10 @@ describe('account export and deletion', () => {
       scenario: 'Scenario ALICEONLY',
     })
     expect(data.characters[0].tags[0].names.en).toBe('Tag ALICEONLY')
+    expect(data.characters[0].translations).toMatchObject([{ locale: 'ja', scenario: 'Scenario ja ALICEONLY' }])
+    expect(data.characters[0].lorebookIds).toEqual([alice.lorebookId])
+    expect(data.characters[0].cardFiles).toMatchObject([{ type: 'emotion', name: 'joy-ALICEONLY', byteSize: 14 }])
+    expect(data.lorebooks).toMatchObject([{ id: alice.lorebookId, name: 'Book ALICEONLY', book: { entries: [] } }])
     expect(data.chats).toHaveLength(1)
     expect(data.chats[0]).toMatchObject({ id: alice.sessionId, memoryNote: 'Memory ALICEONLY' })
     expect(data.chats[0].messages.map((m: { content: string }) => m.content)).toEqual([
@@ -76,6 +80,39 @@ describe('account export and deletion', () => {
     expect(text).not.toContain(bob.user.id)
     expect(text).not.toContain(passwordHash)
     expect(text).not.toMatch(/passwordHash|tokenHash|providerRef|secret-ref/)
+  })
+
+  it('names the chat and message each branch was branched from (ADR 050), by the ids the export uses', async () => {
+    const user = await t.login({ passwordHash })
+    const call = async (url: string, payload: object) => {
+      const res = await t.injectWithLogin({ method: 'POST', url, payload }, user)
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200)
+      return res.json().data
+    }
+    const roleId = await createRole(t.database.db, { name: 'Brancher', firstMessage: 'Hello, {{user}}.' })
+    const original = await call('/api/createSession', { roleId })
+    const greetingId: number = original.firstMessage.id
+    const branch = await call('/api/chat/branch', { sessionId: original.id, messageId: greetingId })
+    const [copiedGreeting] = (await call('/api/messages', { sessionId: branch.sessionId, limit: 10 })).items
+    const branchGreeting: number = copiedGreeting.id
+    const twig = await call('/api/chat/branch', { sessionId: branch.sessionId, messageId: branchGreeting })
+
+    type ExportedChat = { id: string; branchedFrom: unknown; messages: { id: number }[] }
+    const chatsOf = async () => (await exportOf(user.token)).json().chats as ExportedChat[]
+    const byId = new Map((await chatsOf()).map((chat) => [chat.id, chat]))
+    expect(byId.get(original.id)?.branchedFrom).toBeNull()
+    expect(byId.get(branch.sessionId)?.branchedFrom).toEqual({ chatId: original.id, messageId: greetingId })
+    // The message named is one the export lists under that chat.
+    expect(byId.get(original.id)?.messages.map((m) => m.id)).toContain(greetingId)
+    expect(byId.get(branch.sessionId)?.messages.map((m) => m.id)).toEqual([branchGreeting])
+    expect(byId.get(twig.sessionId)?.branchedFrom).toEqual({ chatId: branch.sessionId, messageId: branchGreeting })
+
+    // A parent deleted (here still in its undo window, ADR 048) is no chat of the export: no link to it.
+    await call('/api/deleteSession', { sessionId: original.id })
+    const after = new Map((await chatsOf()).map((chat) => [chat.id, chat]))
+    expect(after.has(original.id)).toBe(false)
+    expect(after.get(branch.sessionId)?.branchedFrom).toBeNull()
+    expect(after.get(twig.sessionId)?.branchedFrom).toEqual({ chatId: branch.sessionId, messageId: branchGreeting })
   })
 
   it('describes the account for its page: a Google-only account has no password', async () => {

@@ -92,7 +92,8 @@ export function createAuthMails(deps: {
         ...renderSecurityMail(job.event, locale, {
           username: user.username,
           at: new Date(job.at),
-          link: `${publicUrl}${localizePath(locale, '/forgot-password')}`,
+          link: `${publicUrl}${localizePath(locale, job.event === 'warning' ? '/characters/mine' : '/forgot-password')}`,
+          quote: job.note,
         }),
       })
     },

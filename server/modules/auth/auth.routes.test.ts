@@ -114,6 +114,73 @@ describe('accounts API', () => {
     expect(row?.locale).toBe('ja')
   })
 
+  const localeOf = async (email: string) =>
+    (await t.database.db.select({ locale: users.locale }).from(users).where(eq(users.email, email)))[0]?.locale
+
+  it('mails in the language the person last logged in in', async () => {
+    const person = await registeredAndVerified()
+    expect(await localeOf(person.email)).toBe('en')
+    // The login page in German says so in the body.
+    const login = await post('/api/login', { email: person.email, password: person.password, locale: 'de' })
+    expect(login.statusCode).toBe(200)
+    expect((await post('/api/forgot-password', { email: person.email })).statusCode).toBe(200)
+    const mail = await smtp.waitForMail(person.email)
+    expect(mail.subject).toBe(de.resetPassword.subject)
+    expect(mail.text).toContain('https://taleweave.example/de/reset-password?token=')
+
+    const withCookie = (locale: string | undefined, cookie: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { email: person.email, password: person.password, ...(locale ? { locale } : {}) },
+        headers: { cookie },
+      })
+    // Without one, the language selector's cookie.
+    expect((await withCookie(undefined, 'lang=fr')).statusCode).toBe(200)
+    expect(await localeOf(person.email)).toBe('fr')
+    // A body that names no locale does not win over a cookie that does.
+    expect((await withCookie('xx', 'lang=ja')).statusCode).toBe(200)
+    expect(await localeOf(person.email)).toBe('ja')
+    // A wrong password changes nothing.
+    const wrong = await post('/api/login', { email: person.email, password: 'not the password', locale: 'ko' })
+    expect(wrong.statusCode).toBe(401)
+    expect(await localeOf(person.email)).toBe('ja')
+  })
+
+  it('sends the verification link again in the language of a login before the address was proven', async () => {
+    const { body } = await register()
+    await smtp.waitForMail(body.email)
+    const early = await post('/api/login', { email: body.email, password: body.password, locale: 'fr' })
+    expect(early.json().error).toBe('EMAIL_NOT_VERIFIED')
+    expect((await post('/api/resend-email', { email: body.email })).statusCode).toBe(200)
+    const mail = await smtp.waitForMail(body.email)
+    expect(mail.text).toContain('https://taleweave.example/fr/verify?token=')
+    expect(await localeOf(body.email)).toBe('fr')
+  })
+
+  it("stores the language a signed-in person picks in the language selector as their mails' language", async () => {
+    const person = await registeredAndVerified()
+    const { token } = (await post('/api/login', { email: person.email, password: person.password })).json().data
+    const choose = (locale: string, authorization?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/locale',
+        payload: { locale },
+        headers: authorization ? { authorization } : {},
+      })
+    const chosen = await choose('ar', `Bearer ${token}`)
+    expect(chosen.statusCode).toBe(200)
+    expect(chosen.json().data).toEqual({ locale: 'ar' })
+    expect((await post('/api/forgot-password', { email: person.email })).statusCode).toBe(200)
+    const mail = await smtp.waitForMail(person.email)
+    expect(mail.text).toContain('https://taleweave.example/ar/reset-password?token=')
+    expect(mail.html).toContain('dir="rtl"')
+    // Not a locale: refused, and nothing changes; nobody signed in: refused.
+    expect((await choose('xx', `Bearer ${token}`)).statusCode).toBe(400)
+    expect((await choose('de')).statusCode).toBe(401)
+    expect(await localeOf(person.email)).toBe('ar')
+  })
+
   it('does not reveal that an address is registered, and tells its owner by mail instead', async () => {
     const owner = await registeredAndVerified()
     const before = smtp.messages.length

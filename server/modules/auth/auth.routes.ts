@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import {
@@ -12,13 +13,23 @@ import {
   tokenQuery,
   userInfo,
 } from '#contracts/accounts-schemas.ts'
-import { DEFAULT_LOCALE, isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
+import { DEFAULT_LOCALE, isLocale, LOCALE_COOKIE, LOCALES } from '#contracts/locales.ts'
 import { safeRedirectPath } from '#contracts/redirects.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import type { AuthService } from './auth.service.ts'
 import type { GoogleSignIn } from './google-sign-in.ts'
 import type { HumanVerification } from './human-verification.ts'
+
+/**
+ * The language a person is using, for their mails: the one the page says it is in (`locale` in the
+ * body), else the language selector's cookie; undefined when neither names a locale.
+ */
+function currentLocale(request: FastifyRequest<{ Body: { locale?: string } }>): string | undefined {
+  const cookie = request.cookies[LOCALE_COOKIE]
+  if (isLocale(request.body.locale)) return request.body.locale
+  return isLocale(cookie) ? cookie : undefined
+}
 
 export function authRoutes(
   auth: AuthService,
@@ -63,9 +74,7 @@ export function authRoutes(
       },
       async (request) => {
         const { identity, redirect } = await google.finish(request.body.code, request.body.state)
-        const cookieLocale = request.cookies[LOCALE_COOKIE]
-        const locale = request.body.locale ?? (isLocale(cookieLocale) ? cookieLocale : DEFAULT_LOCALE)
-        return ok({ ...(await auth.signInWithGoogle(identity, locale)), redirect })
+        return ok({ ...(await auth.signInWithGoogle(identity, currentLocale(request))), redirect })
       },
     )
 
@@ -95,9 +104,7 @@ export function authRoutes(
         },
       },
       async (request) => {
-        const cookieLocale = request.cookies[LOCALE_COOKIE]
-        const locale = request.body.locale ?? (isLocale(cookieLocale) ? cookieLocale : DEFAULT_LOCALE)
-        await auth.register({ ...request.body, locale, ip: request.ip })
+        await auth.register({ ...request.body, locale: currentLocale(request) ?? DEFAULT_LOCALE, ip: request.ip })
         return ok({ message: 'Registration successful, please check your email to verify your account.' })
       },
     )
@@ -144,7 +151,7 @@ export function authRoutes(
           response: { 200: okSchema(tokenPair) },
         },
       },
-      async (request) => ok(await auth.login({ ...request.body, ip: request.ip })),
+      async (request) => ok(await auth.login({ ...request.body, locale: currentLocale(request), ip: request.ip })),
     )
 
     app.post(
@@ -235,6 +242,25 @@ export function authRoutes(
         // Asked once per page load of a signed-in person: their current language is their mails' one.
         await auth.rememberLocale(userId, request.cookies[LOCALE_COOKIE])
         return ok(await auth.userInfo(userId))
+      },
+    )
+
+    app.post(
+      '/locale',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags,
+          summary:
+            "The signed-in user chose a language in the language selector: the account's mails are written in it from now on",
+          security: [{ bearer: [] }],
+          body: z.object({ locale: z.enum(LOCALES) }).strict(),
+          response: { 200: okSchema(z.object({ locale: z.enum(LOCALES) })) },
+        },
+      },
+      async (request) => {
+        await auth.rememberLocale(request.userId ?? '', request.body.locale)
+        return ok({ locale: request.body.locale })
       },
     )
   }

@@ -1,5 +1,6 @@
 import { DEFAULT_AVATAR, type UserInfo } from '#contracts/accounts.ts'
 import { isLocale } from '#contracts/locales.ts'
+import type { Tx } from '#db/client.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
@@ -28,6 +29,7 @@ export type AuthDeps = {
   accessTokens: AccessTokens
   humanVerification: HumanVerification
   publicUrl: string
+  suspensions: { isSuspended(userId: string): Promise<boolean> }
 }
 
 /**
@@ -52,6 +54,16 @@ export function createAuthService(deps: AuthDeps) {
     refresh: sessions.refresh,
     logout: sessions.logout,
     logoutAll: sessions.logoutAll,
+    endAllLogins: sessions.endAllLogins,
+    /**
+     * An operator's warning by mail, in the user's language with the operator's note quoted
+     * (ADR 055); queued in the caller's transaction, so it goes only if the warning is stored.
+     */
+    async queueWarningMail(userId: string, note: string, tx: Tx) {
+      await deps.jobs.enqueue('security-mail', { userId, event: 'warning', at: new Date().toISOString(), note }, {}, tx)
+    },
+    kickJobs: () => deps.jobs.kick(),
+    resendVerificationFor: registration.resendVerificationFor,
     deleteSpentTokens: sessions.deleteSpentTokens,
     requestPasswordReset: passwordReset.requestPasswordReset,
     resetPassword: passwordReset.resetPassword,

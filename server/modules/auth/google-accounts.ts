@@ -36,9 +36,13 @@ export function createGoogleAccounts(deps: {
      * address): the Google identity proves the address, so the account becomes its, without the
      * password someone else may have set and with every login ended (ADR 022).
      */
-    async signInWithGoogle(identity: GoogleIdentity, locale: string): Promise<TokenPair> {
+    async signInWithGoogle(identity: GoogleIdentity, locale: string | undefined): Promise<TokenPair> {
       const linked = await repo.findUserByGoogleSubject(identity.subject)
-      if (linked) return sessions.issue(linked.id, true)
+      if (linked) {
+        // Signing in again in another language: the mails follow it.
+        if (isLocale(locale)) await repo.setLocale(linked.id, locale)
+        return sessions.issue(linked.id, true)
+      }
       if (!identity.email || !identity.emailVerified) {
         throw new AppError(400, 'INVALID_TOKEN', 'Google did not confirm an e-mail address for this account.')
       }
@@ -67,6 +71,7 @@ export function createGoogleAccounts(deps: {
         if (!(await repo.linkGoogle(byEmail.id, identity.subject))) {
           throw AppError.conflict('The account changed during sign-in; please try again.')
         }
+        if (isLocale(locale)) await repo.setLocale(byEmail.id, locale)
         return sessions.issue(byEmail.id, true)
       }
       const base = usernameBase(identity.name ?? identity.email.split('@')[0] ?? 'reader')

@@ -35,7 +35,7 @@ describe('Google sign-in (OpenID Connect against a mock issuer)', () => {
   })
 
   /** The browser's part: start, follow the issuer's redirect back, and hand over code and state. */
-  async function signIn(claims: Claims, redirect = '/characters') {
+  async function signIn(claims: Claims, redirect = '/characters', locale?: string) {
     const start = await t.app.inject({
       method: 'GET',
       url: `/api/public/auth/google/start?redirect_url=${encodeURIComponent(redirect)}`,
@@ -52,7 +52,11 @@ describe('Google sign-in (OpenID Connect against a mock issuer)', () => {
     expect(callback.pathname).toBe('/auth/callback/google')
     const code = callback.searchParams.get('code') ?? ''
     const state = callback.searchParams.get('state') ?? ''
-    const res = await t.app.inject({ method: 'POST', url: '/api/auth/google', payload: { code, state } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/google',
+      payload: { code, state, ...(locale ? { locale } : {}) },
+    })
     issuer.service.off('beforeTokenSigning', addClaims)
     return { res, code, state }
   }
@@ -83,6 +87,28 @@ describe('Google sign-in (OpenID Connect against a mock issuer)', () => {
       name: 'Ada Lovelace',
     })
     expect((await infoOf(other.res.json().data.token)).username).toMatch(/^Ada_Lovelace_[0-9a-f]{4}$/)
+  })
+
+  it("writes the account's mails in the language of its latest Google sign-in", async () => {
+    const sub = `polyglot-${Date.now()}`
+    const email = `polyglot-${Date.now()}@gmail.test`
+    const localeOf = async () =>
+      (await t.database.db.select({ locale: users.locale }).from(users).where(eq(users.email, email)))[0]?.locale
+    expect((await signIn({ sub, email, email_verified: true, name: 'Polyglot' }, '/', 'ja')).res.statusCode).toBe(200)
+    expect(await localeOf()).toBe('ja')
+    expect((await signIn({ sub, email, email_verified: true, name: 'Polyglot' }, '/', 'pt')).res.statusCode).toBe(200)
+    expect(await localeOf()).toBe('pt')
+    // A sign-in that names no language keeps the last one.
+    expect((await signIn({ sub, email, email_verified: true, name: 'Polyglot' })).res.statusCode).toBe(200)
+    expect(await localeOf()).toBe('pt')
+
+    // An existing account linked to Google on this sign-in takes its language too.
+    const linked = `linked-${Date.now()}@example.test`
+    await createUser(t.database.db, { email: linked, passwordHash: await hashPassword('the original password') })
+    const res = (await signIn({ sub: `l-${Date.now()}`, email: linked, email_verified: true }, '/', 'sv')).res
+    expect(res.statusCode).toBe(200)
+    const [row] = await t.database.db.select({ locale: users.locale }).from(users).where(eq(users.email, linked))
+    expect(row?.locale).toBe('sv')
   })
 
   it('links to the existing account with the same verified e-mail', async () => {

@@ -1,4 +1,5 @@
 import type { TokenPair } from '#contracts/accounts.ts'
+import { isLocale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { clearFailures, countFailure, enforceLimit, failuresReached } from '#server/lib/rate-limit.ts'
@@ -65,6 +66,8 @@ export function createLogin(deps: {
       password: string
       rememberMe: boolean
       turnstileToken?: string
+      /** The language the person logs in in: their mails' language from now on. */
+      locale?: string
       ip: string
     }): Promise<TokenPair> {
       const throttle = loginThrottle(kv, input.email, input.ip)
@@ -88,6 +91,8 @@ export function createLogin(deps: {
         throw new AppError(401, 'INVALID_CREDENTIALS', 'The e-mail or password is wrong.')
       }
       await throttle.succeeded()
+      // Also before the address is proven: the verification mail they may ask for next is in it.
+      if (isLocale(input.locale)) await repo.setLocale(user.id, input.locale)
       if (!user.emailVerifiedAt) {
         throw new AppError(403, 'EMAIL_NOT_VERIFIED', 'Please verify your e-mail address first.')
       }

@@ -103,5 +103,18 @@ export function createRegistration(deps: {
         await mails.queue('verify-email', user, 'verify-email')
       }
     },
+
+    /**
+     * The verification mail again, asked by an operator for a user (ADR 055): the same mail and the
+     * same per-address limit as the user's own request. False when nothing was sent (no such
+     * account, already verified, or the limit reached).
+     */
+    async resendVerificationFor(userId: string): Promise<boolean> {
+      const user = await repo.findUserById(userId)
+      if (!user || user.emailVerifiedAt) return false
+      if (!(await withinLimit(kv, verifyMailKey(user.email), LIMITS.verifyMailsPerAccount))) return false
+      await mails.queue('verify-email', user, 'verify-email')
+      return true
+    },
   }
 }

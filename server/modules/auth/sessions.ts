@@ -36,8 +36,10 @@ export function createSessions(deps: {
   kv: KeyValueStore
   accessTokens: AccessTokens
   securityEvent: SecurityEventLog
+  /** Whether an operator suspended the account (ADR 055): no login of any kind starts or renews. */
+  suspensions: { isSuspended(userId: string): Promise<boolean> }
 }) {
-  const { repo, kv, accessTokens, securityEvent } = deps
+  const { repo, kv, accessTokens, securityEvent, suspensions } = deps
 
   /**
    * A token pair for a new login (a new family, started now), or the next pair of a login being
@@ -48,6 +50,11 @@ export function createSessions(deps: {
     remember: boolean,
     family: { id: string; startedAt: Date } = { id: randomUUID(), startedAt: new Date() },
   ): Promise<TokenPair> {
+    // Every way in (password, Google, refresh) ends here, after its own proof: a suspended account
+    // learns it only once it has shown it is its owner (ADR 055).
+    if (await suspensions.isSuspended(userId)) {
+      throw new AppError(403, 'ACCOUNT_SUSPENDED', 'This account is suspended.')
+    }
     const refreshToken = newSecret()
     await repo.insertRefreshToken({
       userId,
@@ -138,6 +145,17 @@ export function createSessions(deps: {
       await endAccessTokens(userId)
       const loginsEnded = await repo.revokeAllForUser(userId)
       securityEvent('logout.all', { ip, userId, loginsEnded })
+      return { loginsEnded }
+    },
+
+    /**
+     * Ends every login of the user at once, for an operator (a suspension, ADR 055): the mark, then
+     * every refresh token, as "log out everywhere" does but without its rate limits.
+     */
+    async endAllLogins(userId: string): Promise<{ loginsEnded: number }> {
+      await endAccessTokens(userId)
+      const loginsEnded = await repo.revokeAllForUser(userId)
+      securityEvent('logins.ended-by-operator', { userId, loginsEnded })
       return { loginsEnded }
     },
 

@@ -1,3 +1,5 @@
+import type { Locale } from '#contracts/locales.ts'
+
 /**
  * The normalized shape of a character read from (or written to) a Character Card, whatever the
  * card's version or container. Field names are ours; the card field each one maps to is noted.
@@ -22,6 +24,11 @@ export type LorebookEntry = {
   id?: number | string
   position?: 'before_char' | 'after_char'
   extensions: Record<string, unknown>
+  /**
+   * The entry's fields outside the spec (`probability`, `selectiveLogic`, `useProbability`, a card
+   * site's metadata), as the card had them, written back on export. Absent when there were none.
+   */
+  otherFields?: Record<string, unknown>
 }
 
 /** The character's own lorebook (`character_book`). */
@@ -33,10 +40,37 @@ export type CharacterBook = {
   recursiveScanning?: boolean
   extensions: Record<string, unknown>
   entries: LorebookEntry[]
+  /** The book's fields outside the spec (a card site's metadata), as the card had them. */
+  otherFields?: Record<string, unknown>
 }
 
 /** A V3 asset reference, kept as written (`embeded://` ones are resolved on import; see README). */
 export type CardAsset = { type: string; uri: string; name: string; ext: string }
+
+/**
+ * An asset file the card carried inside it (a CHARX entry, a PNG `chara-ext-asset_` chunk), other
+ * than the main icon (the avatar): its asset entry's type, name and ext as the card had them, the
+ * bytes as they were, and a content type (sniffed for pictures, else from the extension).
+ */
+export type CardFile = { type: string; name: string; ext: string; bytes: Buffer; contentType: string }
+
+/**
+ * A character's texts in one other language (`extensions.taleweave.translations.<locale>`, and
+ * `creator_notes_multilingual.<code>` for the introduction). An empty text, a null name or a
+ * missing or empty greeting means "the source's" (ADR 039).
+ */
+export type CardTranslation = {
+  name: string | null
+  introduction: string
+  scenario: string
+  /** `first_message` */
+  firstMessage: string
+  /** `alternate_greetings`, index-aligned with the source's. */
+  alternateGreetings: string[]
+}
+
+/** Translations by locale, never one for the draft's own `sourceLanguage` (see card-languages.ts). */
+export type CardTranslations = Partial<Record<Locale, CardTranslation>>
 
 export type CharacterDraft = {
   name: string
@@ -54,8 +88,20 @@ export type CharacterDraft = {
   systemPrompt: string
   postHistoryInstructions: string
   creatorNotes: string
-  /** `creator_notes_multilingual` (V3): ISO 639-1 code -> notes. */
+  /**
+   * `creator_notes_multilingual` (V3): ISO 639-1 code -> notes, only the codes that are none of
+   * our locales (kept so the export gives them back); the others are the source's introduction or
+   * a translation's (ADR 041).
+   */
   creatorNotesMultilingual?: Record<string, string>
+  /**
+   * The language the texts are written in: `extensions.taleweave.source_language`, else the
+   * language of the `creator_notes_multilingual` note equal to `creator_notes`, else `en` when
+   * those notes have no `en` (the V3 spec's reading), else the importer's language.
+   */
+  sourceLanguage: Locale
+  /** `extensions.taleweave.translations` with `creator_notes_multilingual`'s notes as introductions. */
+  translations: CardTranslations
   /** `nickname` (V3) */
   nickname?: string
   /** `source` (V3): ids or URLs of where the card came from. */
@@ -72,9 +118,19 @@ export type CharacterDraft = {
    */
   nsfw: boolean
   characterBook: CharacterBook | null
-  /** `extensions`, kept verbatim (minus `nsfw`, see above). */
+  /** `extensions`, kept verbatim (minus `nsfw`, see above, and `taleweave`, read into the two fields above). */
   extensions: Record<string, unknown>
+  /** The card's asset entries that point outside it (`https:`, `data:`, `ccdefault:`) or at the avatar. */
   assets: CardAsset[]
+  /** The files the card carried (ADR 047), in the card's order; written back into CHARX and PNG exports. */
+  files: CardFile[]
+  /**
+   * Fields outside the spec, as the card had them, written back on export: those of the card
+   * object itself (`create_date`, `talkativeness`, a V1 card's extras) and those of its `data`.
+   * Absent when there were none.
+   */
+  otherCardFields?: Record<string, unknown>
+  otherDataFields?: Record<string, unknown>
   /**
    * The picture that came with the card: the PNG itself (only its image chunks kept) for a PNG
    * card, the main icon asset for a CHARX. Not checked to be an image: the images service sniffs
@@ -121,22 +177,41 @@ export const REPAIR_REASONS = [
   'ccv3_unreadable',
   /** The CHARX main icon became the avatar; its asset entry now says `ccdefault:`. */
   'icon_from_charx',
+  /** NUL characters (U+0000), which no text may hold, were removed (`nul_removed:data.description`). */
+  'nul_removed',
 ] as const
 
 export const IGNORED_REASONS = [
-  /** A field the card format does not define (`unknown_field:talkativeness`). */
+  /**
+   * A field the card format does not define, left out because the card's unknown fields are over
+   * MAX_OTHER_FIELDS_BYTES together (`unknown_field:data.mood`). Within it they are kept, unreported.
+   */
   'unknown_field',
   /** A value of a type that cannot be used (an object where text belongs); the default is used. */
   'wrong_type',
-  /** An asset whose file could not be brought along (`asset_dropped:emotion/happy`). */
+  /**
+   * An embedded asset whose file could not be brought along (`asset_dropped:emotion/happy`): its
+   * file is missing, its path unsafe (`..`), or it is over the asset bounds of CARD_LIMITS; or, in
+   * a JSON card, any embedded asset (its file is nowhere).
+   */
   'asset_dropped',
   /** The main icon file named by the CHARX was absent, or the picture (PNG or CHARX icon) is over maxAvatarBytes. */
   'avatar_missing',
   'avatar_too_large',
-  /** PNG `chara-ext-asset_*` chunks (a deprecated V3 way to embed assets). */
+  /** PNG `chara-ext-asset_:` chunks that no `__asset:` URI of the card names. */
   'png_asset_chunks',
-  /** An extension value nested deeper than MAX_EXTENSIONS_DEPTH. */
+  /**
+   * A value of `extensions` (or of a field outside the spec) nested deeper than maxExtensionsDepth:
+   * only that branch is left out (`extensions_too_deep:extensions.a.b`).
+   */
   'extensions_too_deep',
+  /**
+   * A translation that cannot be used: malformed, over the form's limits, empty, or into the
+   * character's own language (`translation_invalid:extensions.taleweave.translations.ja`).
+   */
+  'translation_invalid',
+  /** A language in `extensions.taleweave` that is none of our locales. */
+  'language_unknown',
 ] as const
 
 export type RepairReason = (typeof REPAIR_REASONS)[number]
@@ -191,8 +266,14 @@ export const CARD_LIMITS = {
   /** Items in any one list (tags, greetings, lorebook keys, assets). */
   maxListItems: 1_000,
   maxLorebookEntries: 2_000,
-  /** Nesting depth of `extensions` values. */
+  /** Nesting depth of `extensions` values (and of fields outside the spec). */
   maxExtensionsDepth: 64,
+  /**
+   * Fields outside the spec kept, as JSON (UTF-8 bytes): those of the card and its `data`
+   * together, and those of the lorebook and its entries together. They are stored with the
+   * character (card extras 512 KiB, lorebook 2 MiB): beyond this they are left out, reported.
+   */
+  maxOtherFieldsBytes: 128 * 1024,
   /** CHARX: entries in the zip, total declared uncompressed size, compression ratio of big entries. */
   maxZipEntries: 1_000,
   maxZipUncompressedBytes: 20 * MiB,
@@ -201,4 +282,13 @@ export const CARD_LIMITS = {
   ratioCheckFromBytes: 64 * 1024,
   /** The avatar taken from a PNG or CHARX card (same as the images service's upload limit). */
   maxAvatarBytes: 8 * MiB,
+  /**
+   * The card's other embedded files (ADR 047): how many, each one's and all of theirs bytes. Past
+   * them a file is left out, reported `asset_dropped`.
+   */
+  maxAssets: 100,
+  maxAssetBytes: 8 * MiB,
+  maxAssetsTotalBytes: 16 * MiB,
+  /** Files whose total is over this are left out of a PNG export (a CHARX carries them). */
+  maxPngAssetsBytes: 4 * MiB,
 } as const

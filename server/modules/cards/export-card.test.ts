@@ -1,8 +1,9 @@
+import { unzipSync } from 'fflate'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { base64Json, cardPng, charx, pngWith, tEXt, v2Card, v3Card } from '#tests/factories/card-files.ts'
-import { CardError, type CharacterDraft } from './card-types.ts'
-import { DEFAULT_CARD_SIZE, exportCardJson, exportCardPng, exportCardV2Json } from './export-card.ts'
+import { CARD_LIMITS, CardError, type CharacterDraft } from './card-types.ts'
+import { DEFAULT_CARD_SIZE, exportCardCharx, exportCardJson, exportCardPng, exportCardV2Json } from './export-card.ts'
 import { importCard } from './import-card.ts'
 import { readPngChunks, readPngTexts } from './png-chunks.ts'
 
@@ -40,11 +41,121 @@ function fullDraft(): CharacterDraft {
           constant: true,
           position: 'after_char',
           extensions: { sticky: 2 },
+          otherFields: { probability: 40, selectiveLogic: 1, useProbability: true },
         },
       ],
+      otherFields: { chub: { id: 7, full_path: 'alice/atlas' } },
     },
+    otherCardFields: { create_date: '2024-5-1', talkativeness: '0.5', __proto__x: 1 },
+    otherDataFields: { mood: { today: ['sunny'] } },
   }
 }
+
+describe('exportCardCharx', () => {
+  it('zips card.json (V3) and the picture as given, as the main icon the spec names', async () => {
+    const webp = await sharp({ create: { width: 6, height: 9, channels: 3, background: '#335577' } })
+      .webp()
+      .toBuffer()
+    const draft = {
+      ...fullDraft(),
+      assets: [
+        { type: 'icon', uri: 'ccdefault:', name: 'main', ext: 'png' },
+        { type: 'background', uri: 'https://example.com/bg.png', name: 'bg', ext: 'png' },
+      ],
+    }
+    const zip = await exportCardCharx(draft, webp)
+    const files = unzipSync(zip)
+    expect(Object.keys(files).sort()).toEqual(['assets/icon/images/main.webp', 'card.json'])
+    expect(Buffer.from(files['assets/icon/images/main.webp'] ?? [])).toEqual(webp)
+    const card = JSON.parse(Buffer.from(files['card.json'] ?? []).toString('utf8'))
+    expect(card).toEqual({
+      ...exportCardJson(draft),
+      data: { ...(exportCardJson(draft).data as object), assets: card.data.assets },
+    })
+    expect(card.data.assets).toEqual([
+      { type: 'icon', uri: 'embeded://assets/icon/images/main.webp', name: 'main', ext: 'webp' },
+      { type: 'background', uri: 'https://example.com/bg.png', name: 'bg', ext: 'png' },
+    ])
+
+    // Our own reader takes it back: the same draft, the icon as the avatar byte for byte.
+    const back = importCard(zip)
+    expect(back.report).toEqual({ repaired: ['icon_from_charx'], ignored: [] })
+    expect(back.draft.avatar).toEqual(webp)
+    expect({ ...back.draft, avatar: null }).toEqual({ ...draft, avatar: null })
+  })
+
+  it('holds card.json alone when there is no picture, and re-encodes a picture of another format as PNG', async () => {
+    const draft = { ...fullDraft(), avatar: null }
+    expect(Object.keys(unzipSync(await exportCardCharx(draft)))).toEqual(['card.json'])
+    const tiff = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+      .tiff()
+      .toBuffer()
+    const files = unzipSync(await exportCardCharx(draft, tiff))
+    expect(Object.keys(files).sort()).toEqual(['assets/icon/images/main.png', 'card.json'])
+    expect((await sharp(files['assets/icon/images/main.png']).metadata()).format).toBe('png')
+  })
+})
+
+describe("the card's files (ADR 047)", () => {
+  const happy = pngWith(tEXt('Comment', 'happy'))
+  const files: CharacterDraft['files'] = [
+    { type: 'emotion', name: 'happy', ext: 'png', bytes: happy, contentType: 'image/png' },
+    { type: 'other', name: '../../theme', ext: 'mp3', bytes: Buffer.from('ID3 sound'), contentType: 'audio/mpeg' },
+    { type: 'emotion', name: 'happy', ext: 'png', bytes: pngWith(), contentType: 'image/png' },
+    { type: 'x', name: 'notes', ext: 'lua', bytes: Buffer.from('print(1)'), contentType: 'application/octet-stream' },
+  ]
+
+  it('a CHARX carries each at assets/<type>/<images|audio|other>/<name>.<ext>, named embeded://, read back the same', async () => {
+    const draft = { ...fullDraft(), files }
+    const zip = await exportCardCharx(draft, pngWith())
+    const entries = unzipSync(zip)
+    const paths = [
+      'assets/emotion/images/happy.png',
+      // A name is one path segment: its slashes cannot climb out of the folder.
+      'assets/other/audio/_.._theme.mp3',
+      'assets/emotion/images/happy-2.png',
+      'assets/x/other/notes.lua',
+    ]
+    expect(Object.keys(entries).sort()).toEqual(['assets/icon/images/main.png', 'card.json', ...paths].sort())
+    paths.forEach((path, i) => {
+      expect(Buffer.from(entries[path] ?? [])).toEqual(files[i]?.bytes)
+    })
+    const card = JSON.parse(Buffer.from(entries['card.json'] ?? []).toString('utf8'))
+    expect(card.data.assets.slice(1)).toEqual(
+      files.map((f, i) => ({ type: f.type, uri: `embeded://${paths[i]}`, name: f.name, ext: f.ext })),
+    )
+    const back = importCard(zip)
+    expect(back.report.ignored).toEqual([])
+    expect(back.draft.files).toEqual(files)
+    // JSON: the files point nowhere, so they are left out; the other assets stay.
+    expect((exportCardJson(draft).data as { assets: unknown }).assets).toEqual(draft.assets)
+  })
+
+  it('a PNG carries them as chara-ext-asset_ chunks named __asset: while they are small enough', async () => {
+    const draft = { ...fullDraft(), files }
+    const png = await exportCardPng(draft)
+    const chunks = readPngTexts(readPngChunks(png))
+    expect(chunks.filter((t) => t.keyword.startsWith('chara-ext-asset_')).map((t) => t.keyword)).toEqual([
+      'chara-ext-asset_:0',
+      'chara-ext-asset_:1',
+      'chara-ext-asset_:2',
+      'chara-ext-asset_:3',
+    ])
+    const { ccv3, chara } = cardChunks(png)
+    expect((ccv3 as { data: { assets: unknown[] } }).data.assets.slice(-4)).toEqual(
+      files.map((f, i) => ({ type: f.type, uri: `__asset:${i}`, name: f.name, ext: f.ext })),
+    )
+    expect(chara).not.toHaveProperty('data.assets')
+    const back = importCard(png)
+    expect(back.report.ignored).toEqual([])
+    expect(back.draft.files).toEqual(files)
+
+    const big = { ...draft, files: [{ ...files[3], bytes: Buffer.alloc(CARD_LIMITS.maxPngAssetsBytes + 1) }] }
+    const bigPng = await exportCardPng(big as CharacterDraft)
+    expect(readPngTexts(readPngChunks(bigPng)).some((t) => t.keyword.startsWith('chara-ext-asset_'))).toBe(false)
+    expect(importCard(bigPng).draft.files).toEqual([])
+  })
+})
 
 describe('exportCardJson', () => {
   it('writes a chara_card_v3 object with V2 fields in data and the V1 fields at the top', () => {
@@ -67,7 +178,8 @@ describe('exportCardJson', () => {
         post_history_instructions: draft.postHistoryInstructions,
         alternate_greetings: draft.alternateGreetings,
         group_only_greetings: draft.groupOnlyGreetings,
-        creator_notes_multilingual: draft.creatorNotesMultilingual,
+        // The source's introduction and each translation's, keyed by locale.
+        creator_notes_multilingual: { en: draft.creatorNotes, fr: draft.translations.fr?.introduction },
         nickname: 'Mira',
         extensions: { ...draft.extensions, nsfw: true },
         character_book: { name: 'Drowned Atlas', description: 'Places', scan_depth: 3 },
@@ -84,7 +196,13 @@ describe('exportCardJson', () => {
       constant: true,
       position: 'after_char',
       extensions: { sticky: 2 },
+      // Fields outside the spec, as the card had them.
+      probability: 40,
+      selectiveLogic: 1,
+      useProbability: true,
     })
+    expect(data.character_book).toMatchObject({ chub: { id: 7, full_path: 'alice/atlas' } })
+    expect(card).toMatchObject({ create_date: '2024-5-1', talkativeness: '0.5', data: { mood: { today: ['sunny'] } } })
   })
 
   it('leaves out character_book when there is none, and V3-only fields from the V2 rendering', () => {

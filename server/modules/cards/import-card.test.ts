@@ -17,6 +17,7 @@ import {
   v3Card,
 } from '#tests/factories/card-files.ts'
 import { CARD_LIMITS, CardError, type CharacterDraft } from './card-types.ts'
+import { exportCardJson } from './export-card.ts'
 import { importCard } from './import-card.ts'
 import { readPngChunks } from './png-chunks.ts'
 
@@ -45,6 +46,8 @@ const MIRA: CharacterDraft = {
   systemPrompt: 'Stay in character.',
   postHistoryInstructions: 'Keep replies under 200 words.',
   creatorNotes: 'Works best with long replies.',
+  sourceLanguage: 'en',
+  translations: {},
   tags: ['fantasy', 'explorer'],
   creator: 'alice',
   characterVersion: '1.2',
@@ -77,6 +80,7 @@ const MIRA: CharacterDraft = {
   },
   extensions: { talkativeness: '0.5', depth_prompt: { prompt: 'Remember the sea.', depth: 4 } },
   assets: [],
+  files: [],
   avatar: null,
 }
 
@@ -84,7 +88,16 @@ const MIRA_V3: CharacterDraft = {
   ...MIRA,
   groupOnlyGreetings: ['Everyone, gather round the map table.'],
   nickname: 'Mira',
-  creatorNotesMultilingual: { en: 'Works best with long replies.', fr: 'Préfère les longues réponses.' },
+  // The `en` note is the source's introduction (it equals creator_notes); `fr` is a translation's.
+  translations: {
+    fr: {
+      name: null,
+      introduction: 'Préfère les longues réponses.',
+      scenario: '',
+      firstMessage: '',
+      alternateGreetings: [],
+    },
+  },
   source: ['https://example.org/cards/mira'],
   creationDate: 1_700_000_000,
   modificationDate: 1_700_000_500,
@@ -92,7 +105,7 @@ const MIRA_V3: CharacterDraft = {
 }
 
 describe('importCard: versions and containers', () => {
-  it('reads a V1 JSON card (flat fields) and lists unknown fields as ignored', () => {
+  it('reads a V1 JSON card (flat fields) and keeps its unknown fields, unreported', () => {
     const v1 = {
       name: 'Old Tom',
       description: 'A lighthouse keeper.',
@@ -114,7 +127,8 @@ describe('importCard: versions and containers', () => {
       characterBook: null,
       tags: [],
     })
-    expect(report).toEqual({ repaired: [], ignored: ['unknown_field:talkativeness'] })
+    expect(draft.otherCardFields).toEqual({ talkativeness: 0.4 })
+    expect(report).toEqual({ repaired: [], ignored: [] })
   })
 
   it('reads the pre-V1 field names (char_name, char_persona, ...)', () => {
@@ -225,19 +239,22 @@ describe('importCard: versions and containers', () => {
     expect(raw.report.repaired).toContain('json_not_base64:chara')
   })
 
-  it('reads a CHARX: card.json plus the main icon as avatar; other embedded assets are reported', () => {
+  it('reads a CHARX: card.json, the main icon as avatar, the other embedded assets as files', () => {
     const icon = pngWith()
+    const happy = pngWith(tEXt('Comment', 'happy'))
     const card = v3Card({
       assets: [
         { type: 'icon', uri: 'embeded://assets/icon/images/main.png', name: 'main', ext: 'png' },
         { type: 'emotion', uri: 'embeded://assets/emotion/images/happy.png', name: 'happy', ext: 'png' },
         { type: 'background', uri: 'https://example.org/bg.webp', name: 'main', ext: 'webp' },
+        { type: 'other', uri: 'embeded://assets/other/audio/theme.mp3', name: 'theme', ext: 'mp3' },
       ],
     })
     const zip = charx({
       'card.json': JSON.stringify(card),
       'assets/icon/images/main.png': icon,
-      'assets/emotion/images/happy.png': pngWith(),
+      'assets/emotion/images/happy.png': happy,
+      'assets/other/audio/theme.mp3': 'ID3 not really',
       'x_meta/1.json': '{}',
     })
     expect(zip.subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'))
@@ -248,8 +265,96 @@ describe('importCard: versions and containers', () => {
       { type: 'icon', uri: 'ccdefault:', name: 'main', ext: 'png' },
       { type: 'background', uri: 'https://example.org/bg.webp', name: 'main', ext: 'webp' },
     ])
-    expect({ ...draft, avatar: null, assets: MIRA_V3.assets }).toEqual(MIRA_V3)
-    expect(report).toEqual({ repaired: ['icon_from_charx'], ignored: ['asset_dropped:emotion/happy'] })
+    expect(draft.files).toEqual([
+      { type: 'emotion', name: 'happy', ext: 'png', bytes: happy, contentType: 'image/png' },
+      { type: 'other', name: 'theme', ext: 'mp3', bytes: Buffer.from('ID3 not really'), contentType: 'audio/mpeg' },
+    ])
+    expect({ ...draft, avatar: null, assets: MIRA_V3.assets, files: [] }).toEqual(MIRA_V3)
+    expect(report).toEqual({ repaired: ['icon_from_charx'], ignored: [] })
+  })
+
+  it('a hostile CHARX: unsafe paths, missing files, too many, too big; each asset dropped and reported', () => {
+    const assets = [
+      { type: 'other', uri: 'embeded://../../x', name: 'up', ext: 'png' },
+      { type: 'other', uri: 'embeded:///etc/passwd', name: 'abs', ext: 'txt' },
+      { type: 'other', uri: 'embeded://a\\..\\b', name: 'back', ext: 'txt' },
+      { type: 'other', uri: 'embeded://assets/none.png', name: 'none', ext: 'png' },
+      { type: 'other', uri: 'embeded://big.bin', name: 'big', ext: 'bin' },
+      ...Array.from({ length: CARD_LIMITS.maxAssets + 1 }, (_, i) => ({
+        type: 'emotion',
+        uri: `embeded://e/${i}.txt`,
+        name: `e${i}`,
+        ext: 'txt',
+      })),
+    ]
+    const files: Record<string, string | Uint8Array | [Uint8Array, { level: 0 }]> = {
+      'card.json': JSON.stringify(v3Card({ assets })),
+      '../../x': pngWith(),
+      '/etc/passwd': 'root',
+      'a\\..\\b': 'b',
+      'big.bin': [noise(CARD_LIMITS.maxAssetBytes + 1), { level: 0 }],
+    }
+    for (let i = 0; i <= CARD_LIMITS.maxAssets; i++) files[`e/${i}.txt`] = `${i}`
+    const { draft, report } = importCard(charx(files))
+    expect(draft.files.map((f) => f.name)).toEqual(Array.from({ length: CARD_LIMITS.maxAssets }, (_, i) => `e${i}`))
+    expect(draft.files[3]).toMatchObject({ bytes: Buffer.from('3'), contentType: 'text/plain' })
+    expect(draft.assets).toEqual([])
+    expect(report.ignored).toEqual([
+      'asset_dropped:other/up',
+      'asset_dropped:other/abs',
+      'asset_dropped:other/back',
+      'asset_dropped:other/none',
+      'asset_dropped:other/big',
+      `asset_dropped:emotion/e${CARD_LIMITS.maxAssets}`,
+    ])
+  })
+
+  it('a CHARX asset that inflates past its declared size refuses the card', () => {
+    const card = JSON.stringify(
+      v3Card({ assets: [{ type: 'other', uri: 'embeded://pad.txt', name: 'pad', ext: 'txt' }] }),
+    )
+    const zip = patchDeclaredSize(charx({ 'card.json': card, 'pad.txt': ' '.repeat(3_000_000) }), 'pad.txt', 200_000)
+    expect(importError(zip)).toMatchObject({ code: 'zip_too_large', details: { entry: 'pad.txt' } })
+  })
+
+  it('all the files together stop at maxAssetsTotalBytes', () => {
+    const size = Math.floor(CARD_LIMITS.maxAssetsTotalBytes / 3) + 1
+    const names = ['a', 'b', 'c']
+    const card = v3Card({ assets: names.map((n) => ({ type: 'other', uri: `embeded://${n}`, name: n, ext: 'bin' })) })
+    const files: Record<string, string | [Uint8Array, { level: 0 }]> = { 'card.json': JSON.stringify(card) }
+    names.forEach((n, i) => {
+      files[n] = [noise(size, i + 1), { level: 0 }]
+    })
+    const { draft, report } = importCard(charx(files))
+    expect(draft.files.map((f) => [f.name, f.contentType, f.bytes.length])).toEqual([
+      ['a', 'application/octet-stream', size],
+      ['b', 'application/octet-stream', size],
+    ])
+    expect(report.ignored).toEqual(['asset_dropped:other/c'])
+  })
+
+  it("reads a PNG card's chara-ext-asset_ chunks named by __asset: URIs", () => {
+    const happy = pngWith(tEXt('Comment', 'happy'))
+    const card = v3Card({
+      assets: [
+        { type: 'icon', uri: 'ccdefault:', name: 'main', ext: 'png' },
+        { type: 'emotion', uri: '__asset:0', name: 'happy', ext: 'png' },
+        { type: 'emotion', uri: '__asset:1', name: 'gone', ext: 'png' },
+        { type: 'emotion', uri: '__asset:bad', name: 'bad', ext: 'png' },
+      ],
+    })
+    const png = pngWith(
+      tEXt('ccv3', base64Json(card)),
+      tEXt('chara-ext-asset_:0', happy.toString('base64')),
+      tEXt('chara-ext-asset_:bad', 'not base64!'),
+      tEXt('chara-ext-asset_:orphan', 'AAAA'),
+    )
+    const { draft, report } = importCard(png)
+    expect(draft.files).toEqual([
+      { type: 'emotion', name: 'happy', ext: 'png', bytes: happy, contentType: 'image/png' },
+    ])
+    expect(draft.assets).toEqual([{ type: 'icon', uri: 'ccdefault:', name: 'main', ext: 'png' }])
+    expect(report.ignored).toEqual(['asset_dropped:emotion/gone', 'asset_dropped:emotion/bad', 'png_asset_chunks'])
   })
 
   it('accepts the embedded:// spelling and reports a main icon the zip lacks', () => {
@@ -333,11 +438,22 @@ describe('importCard: repairs', () => {
     expect(report.repaired).toEqual(['missing_field:group_only_greetings'])
   })
 
-  it('unknown top-level and data fields are ignored and listed; the V1 copies at the top are not', () => {
+  it('unknown top-level and data fields are kept as they came; the V1 copies at the top are ours', () => {
     const card = { ...v2Card({ mood: 'sunny' }), name: 'Mira Vale', first_mes: 'x', chat: 'Mira - 2024', fav: false }
     const { draft, report } = importCard(json(card))
     expect(draft.firstMessage).toBe(MIRA.firstMessage)
-    expect(report.ignored.sort()).toEqual(['unknown_field:chat', 'unknown_field:data.mood', 'unknown_field:fav'])
+    expect(draft.otherCardFields).toEqual({ chat: 'Mira - 2024', fav: false })
+    expect(draft.otherDataFields).toEqual({ mood: 'sunny' })
+    expect(report).toEqual({ repaired: [], ignored: [] })
+  })
+
+  it('leaves out unknown fields past their byte budget, each reported, and keeps the ones before', () => {
+    const big = 'x'.repeat(CARD_LIMITS.maxOtherFieldsBytes / 2)
+    const card = { ...v2Card({ a: big, b: big, c: 1 }), z: 'kept' }
+    const { draft, report } = importCard(json(card))
+    expect(draft.otherDataFields).toEqual({ a: big, c: 1 })
+    expect(draft.otherCardFields).toEqual({ z: 'kept' })
+    expect(report.ignored).toEqual(['unknown_field:data.b'])
   })
 
   it('unknown extensions are kept verbatim, nested values and all', () => {
@@ -351,12 +467,94 @@ describe('importCard: repairs', () => {
     expect(report).toEqual({ repaired: [], ignored: [] })
   })
 
-  it('extensions nested beyond the depth limit are dropped and reported', () => {
-    let deep: unknown = 'bottom'
-    for (let i = 0; i < CARD_LIMITS.maxExtensionsDepth + 5; i++) deep = { d: deep }
-    const { draft, report } = importCard(json(v2Card({ extensions: deep })))
-    expect(draft.extensions).toEqual({})
-    expect(report.ignored).toEqual(['extensions_too_deep:extensions'])
+  it('extensions nested beyond the depth limit lose that branch alone, reported with its path', () => {
+    const nest = (levels: number): unknown => {
+      let value: unknown = 'bottom'
+      for (let i = 0; i < levels; i++) value = { d: value }
+      return value
+    }
+    const limit = CARD_LIMITS.maxExtensionsDepth
+    // `extensions` is level 1: a branch of limit - 1 objects under it fits, one more does not.
+    const extensions = { chub: { id: 42 }, fits: nest(limit - 1), deep: [1, nest(limit + 5)] }
+    const { draft, report } = importCard(json(v2Card({ extensions })))
+    // The deepest object kept is the one at the limit, emptied of its too-deep child.
+    let cut: unknown = {}
+    for (let i = 0; i < limit - 3; i++) cut = { d: cut }
+    expect(draft.extensions).toEqual({ chub: { id: 42 }, fits: nest(limit - 1), deep: [1, cut] })
+    const path = `extensions.deep[]${'.d'.repeat(limit - 2)}`
+    expect(report.ignored).toEqual([`extensions_too_deep:${path}`])
+    // A nesting far past the stack is cut just as well.
+    const hostileText = JSON.stringify(v2Card({ extensions: 'X' })).replace(
+      '"X"',
+      `{"x":${'{"d":'.repeat(50_000)}1${'}'.repeat(50_001)}`,
+    )
+    const { report: hostile } = importCard(Buffer.from(hostileText))
+    expect(hostile.ignored).toEqual([`extensions_too_deep:extensions.x${'.d'.repeat(limit - 1)}`])
+  })
+
+  it('removes NUL characters from every text, key and list, each reported with its path', () => {
+    const card = v3Card({
+      name: 'Mi\u0000ra',
+      description: '\u0000a\u0000',
+      tags: ['fan\u0000tasy'],
+      extensions: { 'k\u0000ey': ['v\u0000'] },
+      character_book: {
+        extensions: {},
+        entries: [{ keys: ['x'], content: 'c\u0000', id: 'i\u0000d', probability: 'p\u0000' }],
+      },
+      mood: 'su\u0000nny',
+    })
+    const { draft, report } = importCard(json(card))
+    expect(JSON.stringify(draft)).not.toContain('\\u0000')
+    expect(draft).toMatchObject({ name: 'Mira', description: 'a', tags: ['fantasy'], extensions: { key: ['v'] } })
+    expect(draft.characterBook?.entries[0]).toMatchObject({ content: 'c', id: 'id', otherFields: { probability: 'p' } })
+    expect(draft.otherDataFields).toEqual({ mood: 'sunny' })
+    expect(report.repaired.filter((r) => r.startsWith('nul_removed')).sort()).toEqual([
+      'nul_removed:character_book.entries[].content',
+      'nul_removed:character_book.entries[].id',
+      'nul_removed:character_book.entries[].probability',
+      'nul_removed:data.mood',
+      'nul_removed:description',
+      'nul_removed:extensions.key',
+      'nul_removed:extensions.key[]',
+      'nul_removed:name',
+      'nul_removed:tags[]',
+    ])
+  })
+
+  it('keeps lorebook- and entry-level fields outside the spec, and exports them back as they came', () => {
+    const book = {
+      name: 'Atlas',
+      extensions: {},
+      chub_meta: { id: 9, tags: ['sea'] },
+      entries: [
+        {
+          keys: ['tide'],
+          content: 'The moon pulls.',
+          enabled: true,
+          insertion_order: 1,
+          extensions: {},
+          probability: 40,
+          selectiveLogic: 2,
+          useProbability: true,
+        },
+      ],
+    }
+    const { draft, report } = importCard(json(v2Card({ character_book: book })))
+    expect(draft.characterBook?.otherFields).toEqual({ chub_meta: { id: 9, tags: ['sea'] } })
+    expect(draft.characterBook?.entries[0]?.otherFields).toEqual({
+      probability: 40,
+      selectiveLogic: 2,
+      useProbability: true,
+    })
+    expect(report).toEqual({ repaired: [], ignored: [] })
+    const exported = exportCardJson(draft).data as { character_book: Record<string, unknown> & { entries: unknown[] } }
+    expect(exported.character_book).toMatchObject({ chub_meta: book.chub_meta })
+    expect(exported.character_book.entries[0]).toMatchObject({
+      probability: 40,
+      selectiveLogic: 2,
+      useProbability: true,
+    })
   })
 
   it('lorebook entries keep every field; sloppy entries are repaired once per kind', () => {

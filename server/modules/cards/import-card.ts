@@ -1,13 +1,8 @@
+import type { Locale } from '#contracts/locales.ts'
+import { EMBEDDED_URI, PNG_ASSET_URI, takeCharxAssets, takePngAssets } from './card-assets.ts'
 import { CARD_LIMITS, CardError, type CardVersion, type CharacterDraft, type ImportReport } from './card-types.ts'
-import { normalizeCard, Report } from './normalize-card.ts'
-import {
-  hasPngSignature,
-  PNG_SIGNATURE,
-  readPngChunks,
-  readPngTexts,
-  textChunkKeyword,
-  writePng,
-} from './png-chunks.ts'
+import { type CardHints, normalizeCard, Report } from './normalize-card.ts'
+import { hasPngSignature, PNG_SIGNATURE, readPngChunks, readPngTexts, writePng } from './png-chunks.ts'
 import { openZip } from './zip-reader.ts'
 
 export type ImportResult = { draft: CharacterDraft; version: CardVersion; report: ImportReport }
@@ -103,7 +98,7 @@ const AVATAR_CHUNKS = new Set([
   'fdAT',
 ])
 
-function importPng(bytes: Uint8Array, report: Report, filename?: string) {
+function importPng(bytes: Uint8Array, report: Report, hints: CardHints) {
   const chunks = readPngChunks(bytes)
   const texts = readPngTexts(chunks, ['ccv3', 'chara'])
   const ccv3 = texts.find((t) => t.keyword.toLowerCase() === 'ccv3')
@@ -123,34 +118,32 @@ function importPng(bytes: Uint8Array, report: Report, filename?: string) {
   } else if (chara) {
     value = decodeCardText(chara.text, 'chara', report)
   }
-  if (chunks.some((c) => textChunkKeyword(c)?.startsWith('chara-ext-asset_'))) report.ignore('png_asset_chunks')
-  const { draft, version } = normalizeCard(value, report, filename)
+  const { draft, version } = normalizeCard(value, report, hints)
+  const { kept, files } = takePngAssets(draft.assets, chunks, report)
+  draft.assets = kept
+  draft.files = files
   const avatar = writePng(chunks.filter((c) => AVATAR_CHUNKS.has(c.type)))
   if (avatar.length > CARD_LIMITS.maxAvatarBytes) report.ignore('avatar_too_large')
   else draft.avatar = avatar
   return { draft, version }
 }
 
-const EMBEDDED_URI = /^embedd?ed:\/\/\/?(.+)$/
-
-function importCharx(bytes: Uint8Array, report: Report, filename?: string) {
+function importCharx(bytes: Uint8Array, report: Report, hints: CardHints) {
   const zip = openZip(bytes)
   const cardEntry = zip.entries.get('card.json')
   if (!cardEntry) throw new CardError('not_a_card', 'The CHARX has no card.json')
   const value = parseJsonBytes(zip.read(cardEntry, CARD_LIMITS.maxJsonBytes))
-  const { draft, version } = normalizeCard(value, report, filename)
+  const { draft, version } = normalizeCard(value, report, hints)
 
   const icons = draft.assets.filter((a) => a.type === 'icon')
   const main = icons.find((a) => a.name === 'main') ?? icons[0]
+  const { kept, files } = takeCharxAssets(draft.assets, main, zip, report)
+  draft.files = files
   const assets = []
-  for (const asset of draft.assets) {
+  for (const asset of kept) {
     const path = EMBEDDED_URI.exec(asset.uri)?.[1]
-    if (path === undefined) {
+    if (path === undefined || asset !== main) {
       assets.push(asset)
-      continue
-    }
-    if (asset !== main) {
-      report.ignore('asset_dropped', `${asset.type}/${asset.name}`)
       continue
     }
     const entry = zip.entries.get(path)
@@ -173,7 +166,7 @@ function importCharx(bytes: Uint8Array, report: Report, filename?: string) {
 
 function dropEmbeddedAssets(draft: CharacterDraft, report: Report) {
   draft.assets = draft.assets.filter((asset) => {
-    const embedded = EMBEDDED_URI.test(asset.uri) || asset.uri.startsWith('__asset:')
+    const embedded = EMBEDDED_URI.test(asset.uri) || PNG_ASSET_URI.test(asset.uri)
     if (embedded) report.ignore('asset_dropped', `${asset.type}/${asset.name}`)
     return !embedded
   })
@@ -181,17 +174,19 @@ function dropEmbeddedAssets(draft: CharacterDraft, report: Report) {
 
 /**
  * Reads a Character Card (V1, V2 or V3; PNG, CHARX or JSON, told apart by the bytes) into a
- * draft for the user to review. `filename` only names a character whose card has no name.
+ * draft for the user to review. `filename` only names a character whose card has no name;
+ * `language` (the importer's) is the language of the texts when the card does not say (ADR 041).
  * Throws CardError.
  */
-export function importCard(bytes: Uint8Array, filename?: string): ImportResult {
+export function importCard(bytes: Uint8Array, filename?: string, language?: Locale): ImportResult {
   const report = new Report()
+  const hints: CardHints = { filename, language }
   const format = detectCardFormat(bytes)
   let result: { draft: CharacterDraft; version: CardVersion }
-  if (format === 'png') result = importPng(bytes, report, filename)
-  else if (format === 'charx') result = importCharx(bytes, report, filename)
-  else result = normalizeCard(parseJsonBytes(bytes), report, filename)
-  // Outside a CHARX, `embeded://` paths point nowhere.
-  if (format !== 'charx') dropEmbeddedAssets(result.draft, report)
+  if (format === 'png') result = importPng(bytes, report, hints)
+  else if (format === 'charx') result = importCharx(bytes, report, hints)
+  else result = normalizeCard(parseJsonBytes(bytes), report, hints)
+  // What is left embedded points nowhere: `embeded://` outside a CHARX, `__asset:` outside a PNG.
+  dropEmbeddedAssets(result.draft, report)
   return { ...result, report: report.toJSON() }
 }

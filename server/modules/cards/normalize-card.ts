@@ -1,7 +1,10 @@
 // Over 400 lines for a reason: one reader per Character Card field family (V1, V2, V3 data, the
-// lorebook, assets, multilingual texts) sharing one report of what was repaired or ignored; split
+// lorebook, assets, multilingual texts; the languages in card-languages.ts) sharing one report of what was repaired or ignored; split
 // apart they would pass that report and the limits through every file. Readers only, no rules of
 // the product: what a draft becomes is decided in characters/card-mapping.ts.
+import { DEFAULT_LOCALE, type Locale } from '#contracts/locales.ts'
+import { fieldsOutside } from '#server/lib/other-fields.ts'
+import { readCardLanguages } from './card-languages.ts'
 import {
   CARD_LIMITS,
   type CardAsset,
@@ -50,6 +53,16 @@ function checkLength(text: string, path: string): string {
   return text
 }
 
+/**
+ * Every text of the card passes here: NUL characters are removed (PostgreSQL refuses them in text
+ * and JSON, and no writer means them), reported with the field's path, then the length is checked.
+ */
+function cleanText(text: string, path: string, report: Report): string {
+  if (!text.includes('\0')) return checkLength(text, path)
+  report.repair('nul_removed', path)
+  return checkLength(text.replaceAll('\0', ''), path)
+}
+
 type Presence = 'required' | 'optional'
 
 /** Text, or undefined when absent/unusable and optional. */
@@ -57,7 +70,7 @@ function readText(src: Json, key: string, path: string, report: Report, presence
 function readText(src: Json, key: string, path: string, report: Report, presence: 'required'): string
 function readText(src: Json, key: string, path: string, report: Report, presence: Presence): string | undefined {
   const value = src[key]
-  if (typeof value === 'string') return checkLength(value, path)
+  if (typeof value === 'string') return cleanText(value, path, report)
   if (typeof value === 'number' || typeof value === 'boolean') {
     report.repair('number_as_string', path)
     return checkLength(String(value), path)
@@ -100,7 +113,7 @@ function readTextList(
   if (items.length > CARD_LIMITS.maxListItems) throw tooLarge(path, CARD_LIMITS.maxListItems)
   const out: string[] = []
   for (const item of items) {
-    if (typeof item === 'string') out.push(checkLength(item, `${path}[]`))
+    if (typeof item === 'string') out.push(cleanText(item, `${path}[]`, report))
     else if (typeof item === 'number' || typeof item === 'boolean') {
       report.repair('number_as_string', `${path}[]`)
       out.push(String(item))
@@ -131,35 +144,83 @@ function readBoolean(src: Json, key: string, path: string, report: Report): bool
   return undefined
 }
 
-/** Deepest nesting of a JSON value, walked without recursion (JSON.stringify would overflow the stack on export). */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0
-  const stack: [unknown, number][] = [[value, 1]]
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop() as [unknown, number]
-    if (typeof current !== 'object' || current === null) continue
-    deepest = Math.max(deepest, depth)
-    if (deepest > limit) return deepest
-    for (const child of Object.values(current)) stack.push([child, depth + 1])
+/**
+ * A copy of a JSON value with every branch nested deeper than maxExtensionsDepth left out (each
+ * reported with its path: only that branch goes, not its siblings) and NUL characters removed
+ * from texts and keys. Recursion stops at the limit, so even a hostile nesting costs no stack.
+ * `depth` is the value's own level: an `extensions` object is level 1.
+ */
+function pruneJson(value: unknown, path: string, report: Report, depth = 1): unknown {
+  if (typeof value === 'string') return value.includes('\0') ? cleanText(value, path, report) : value
+  if (typeof value !== 'object' || value === null) return value
+  if (depth > CARD_LIMITS.maxExtensionsDepth) {
+    report.ignore('extensions_too_deep', path)
+    return TOO_DEEP
   }
-  return deepest
+  if (Array.isArray(value)) {
+    const items: unknown[] = []
+    for (const item of value) {
+      const kept = pruneJson(item, `${path}[]`, report, depth + 1)
+      if (kept !== TOO_DEEP) items.push(kept)
+    }
+    return items
+  }
+  const entries: [string, unknown][] = []
+  for (const [rawKey, item] of Object.entries(value)) {
+    let key = rawKey
+    if (key.includes('\0')) {
+      report.repair('nul_removed', `${path}.${key.replaceAll('\0', '')}`)
+      key = key.replaceAll('\0', '')
+    }
+    const kept = pruneJson(item, `${path}.${key}`, report, depth + 1)
+    if (kept !== TOO_DEEP) entries.push([key, kept])
+  }
+  // fromEntries defines own properties, so a `__proto__` key stays a plain key.
+  return Object.fromEntries(entries)
 }
+const TOO_DEEP = Symbol('too deep')
 
 function readExtensions(src: Json, key: string, path: string, report: Report, presence: Presence): Json {
   const value = src[key]
-  if (isObject(value)) {
-    if (depthOf(value, CARD_LIMITS.maxExtensionsDepth) > CARD_LIMITS.maxExtensionsDepth) {
-      report.ignore('extensions_too_deep', path)
-      return {}
-    }
-    return value
-  }
+  if (isObject(value)) return pruneJson(value, path, report) as Json
   if (value === undefined) {
     if (presence === 'required') report.repair('missing_field', path)
   } else if (value === null) {
     if (presence === 'required') report.repair('null_field', path)
   } else report.ignore('wrong_type', path)
   return {}
+}
+
+/** How much room is left for fields outside the spec (CARD_LIMITS.maxOtherFieldsBytes), shared by a card's parts. */
+type OtherFieldsBudget = { bytesLeft: number }
+const otherFieldsBudget = (): OtherFieldsBudget => ({ bytesLeft: CARD_LIMITS.maxOtherFieldsBytes })
+
+/**
+ * The fields of `src` outside `known` (`fieldsOutside`, lib/other-fields.ts), kept as they are (pruned like extensions) while they fit
+ * the budget; one that does not fit is left out and reported `unknown_field`. Undefined when none.
+ */
+function otherFieldsOf(
+  src: Json,
+  known: readonly string[],
+  prefix: string,
+  report: Report,
+  budget: OtherFieldsBudget,
+): Json | undefined {
+  const entries: [string, unknown][] = []
+  for (const [key, value] of Object.entries(fieldsOutside(src, new Set(known)))) {
+    const cleanKey = key.replaceAll('\0', '')
+    if (cleanKey !== key) report.repair('nul_removed', `${prefix}${cleanKey}`)
+    const kept = pruneJson(value, `${prefix}${cleanKey}`, report)
+    if (kept === TOO_DEEP || kept === undefined) continue
+    const bytes = Buffer.byteLength(JSON.stringify(kept)) + Buffer.byteLength(cleanKey) + 4
+    if (bytes > budget.bytesLeft) {
+      report.ignore('unknown_field', `${prefix}${cleanKey}`)
+      continue
+    }
+    budget.bytesLeft -= bytes
+    entries.push([cleanKey, kept])
+  }
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined
 }
 
 /** Lists of records may come as objects keyed by id (SillyTavern world info); anything else is unusable. */
@@ -178,10 +239,27 @@ function assign<T extends object, K extends keyof T>(target: T, key: K, value: T
   if (value !== undefined) target[key] = value
 }
 
-const ENTRY = 'character_book.entries[]'
+const ENTRY_FIELDS = [
+  'keys',
+  'secondary_keys',
+  'content',
+  'enabled',
+  'insertion_order',
+  'use_regex',
+  'case_sensitive',
+  'constant',
+  'selective',
+  'name',
+  'comment',
+  'priority',
+  'id',
+  'position',
+  'extensions',
+]
+const BOOK_FIELDS = ['name', 'description', 'scan_depth', 'token_budget', 'recursive_scanning', 'extensions', 'entries']
 
-function readEntry(raw: Json, report: Report): LorebookEntry {
-  const p = (key: string) => `${ENTRY}.${key}`
+function readEntry(raw: Json, at: string, report: Report, budget: OtherFieldsBudget): LorebookEntry {
+  const p = (key: string) => `${at}.${key}`
   const keys = readTextList(raw, 'keys', p('keys'), report, { presence: 'required', splitCommas: true }) ?? []
   const secondaryKeys =
     readTextList(raw, 'secondary_keys', p('secondary_keys'), report, { presence: 'optional', splitCommas: true }) ?? []
@@ -210,7 +288,8 @@ function readEntry(raw: Json, report: Report): LorebookEntry {
   assign(entry, 'name', readText(raw, 'name', p('name'), report, 'optional'))
   assign(entry, 'comment', readText(raw, 'comment', p('comment'), report, 'optional'))
   assign(entry, 'priority', readNumber(raw, 'priority', p('priority'), report))
-  if (typeof raw.id === 'number' || typeof raw.id === 'string') entry.id = raw.id
+  if (typeof raw.id === 'number') entry.id = raw.id
+  else if (typeof raw.id === 'string') entry.id = cleanText(raw.id, p('id'), report)
   else if (raw.id !== undefined && raw.id !== null) report.ignore('wrong_type', p('id'))
   if (raw.position === 'before_char' || raw.position === 'after_char') entry.position = raw.position
   else if (raw.position === 0 || raw.position === 1) {
@@ -220,7 +299,40 @@ function readEntry(raw: Json, report: Report): LorebookEntry {
   } else if (raw.position !== undefined && raw.position !== null && raw.position !== '') {
     report.ignore('wrong_type', p('position'))
   }
+  assign(entry, 'otherFields', otherFieldsOf(raw, ENTRY_FIELDS, `${at}.`, report, budget))
   return entry
+}
+
+/**
+ * A V2/V3 `character_book` object (a card's, or a standalone V3 lorebook's) -> our lorebook,
+ * with the same repairs, limits and report as a card's; `path` prefixes the report's paths
+ * (`character_book` in a card). Fields outside the spec, of the book and of each entry, are
+ * kept in `otherFields` while they fit CARD_LIMITS.maxOtherFieldsBytes together. Throws
+ * CardError `too_large`.
+ */
+export function normalizeCharacterBook(value: Json, report: Report, path = 'character_book'): CharacterBook {
+  const budget = otherFieldsBudget()
+  const book: CharacterBook = {
+    extensions: readExtensions(value, 'extensions', `${path}.extensions`, report, 'required'),
+    entries: [],
+  }
+  assign(book, 'name', readText(value, 'name', `${path}.name`, report, 'optional'))
+  assign(book, 'description', readText(value, 'description', `${path}.description`, report, 'optional'))
+  assign(book, 'scanDepth', readNumber(value, 'scan_depth', `${path}.scan_depth`, report))
+  assign(book, 'tokenBudget', readNumber(value, 'token_budget', `${path}.token_budget`, report))
+  assign(book, 'recursiveScanning', readBoolean(value, 'recursive_scanning', `${path}.recursive_scanning`, report))
+  const entries = `${path}.entries`
+  const rawEntries = readRecordList(value.entries, entries, report, CARD_LIMITS.maxLorebookEntries)
+  if (rawEntries === undefined) {
+    report.repair(value.entries === null ? 'null_field' : 'missing_field', entries)
+  } else {
+    for (const raw of rawEntries) {
+      if (isObject(raw)) book.entries.push(readEntry(raw, `${entries}[]`, report, budget))
+      else report.ignore('wrong_type', `${entries}[]`)
+    }
+  }
+  assign(book, 'otherFields', otherFieldsOf(value, BOOK_FIELDS, `${path}.`, report, budget))
+  return book
 }
 
 function readBook(src: Json, report: Report): CharacterBook | null {
@@ -234,29 +346,7 @@ function readBook(src: Json, report: Report): CharacterBook | null {
     report.ignore('wrong_type', 'character_book')
     return null
   }
-  const book: CharacterBook = {
-    extensions: readExtensions(value, 'extensions', 'character_book.extensions', report, 'required'),
-    entries: [],
-  }
-  assign(book, 'name', readText(value, 'name', 'character_book.name', report, 'optional'))
-  assign(book, 'description', readText(value, 'description', 'character_book.description', report, 'optional'))
-  assign(book, 'scanDepth', readNumber(value, 'scan_depth', 'character_book.scan_depth', report))
-  assign(book, 'tokenBudget', readNumber(value, 'token_budget', 'character_book.token_budget', report))
-  assign(
-    book,
-    'recursiveScanning',
-    readBoolean(value, 'recursive_scanning', 'character_book.recursive_scanning', report),
-  )
-  const rawEntries = readRecordList(value.entries, 'character_book.entries', report, CARD_LIMITS.maxLorebookEntries)
-  if (rawEntries === undefined) {
-    report.repair(value.entries === null ? 'null_field' : 'missing_field', 'character_book.entries')
-  } else {
-    for (const raw of rawEntries) {
-      if (isObject(raw)) book.entries.push(readEntry(raw, report))
-      else report.ignore('wrong_type', ENTRY)
-    }
-  }
-  return book
+  return normalizeCharacterBook(value, report)
 }
 
 function readAssets(src: Json, report: Report): CardAsset[] {
@@ -272,8 +362,8 @@ function readAssets(src: Json, report: Report): CardAsset[] {
       continue
     }
     assets.push({
-      type: checkLength(raw.type, 'assets[].type'),
-      uri: checkLength(raw.uri, 'assets[].uri'),
+      type: cleanText(raw.type, 'assets[].type', report),
+      uri: cleanText(raw.uri, 'assets[].uri', report),
       name: readText(raw, 'name', 'assets[].name', report, 'required'),
       ext: readText(raw, 'ext', 'assets[].ext', report, 'optional') ?? 'unknown',
     })
@@ -290,8 +380,9 @@ function readMultilingual(src: Json, report: Report): Record<string, string> | u
   }
   const notes: Record<string, string> = {}
   for (const [language, text] of Object.entries(value)) {
-    if (typeof text === 'string') notes[language] = checkLength(text, `creator_notes_multilingual.${language}`)
-    else report.ignore('wrong_type', `creator_notes_multilingual.${language}`)
+    if (typeof text === 'string') {
+      notes[language.replaceAll('\0', '')] = cleanText(text, `creator_notes_multilingual.${language}`, report)
+    } else report.ignore('wrong_type', `creator_notes_multilingual.${language}`)
   }
   return notes
 }
@@ -311,6 +402,8 @@ function emptyDraft(): CharacterDraft {
     systemPrompt: '',
     postHistoryInstructions: '',
     creatorNotes: '',
+    sourceLanguage: DEFAULT_LOCALE,
+    translations: {},
     tags: [],
     creator: '',
     characterVersion: '',
@@ -318,6 +411,7 @@ function emptyDraft(): CharacterDraft {
     characterBook: null,
     extensions: {},
     assets: [],
+    files: [],
     avatar: null,
   }
 }
@@ -357,11 +451,6 @@ const V3_DATA_FIELDS = [
   'modification_date',
 ]
 
-function reportUnknown(src: Json, known: readonly string[], prefix: string, report: Report) {
-  const knownSet = new Set(known)
-  for (const key of Object.keys(src)) if (!knownSet.has(key)) report.ignore('unknown_field', `${prefix}${key}`)
-}
-
 function readV1Fields(src: Json, draft: CharacterDraft, report: Report, fallback?: Json) {
   const text = (key: (typeof V1_FIELDS)[number]) => {
     const legacy = LEGACY_NAMES[key]
@@ -383,7 +472,14 @@ function readV1Fields(src: Json, draft: CharacterDraft, report: Report, fallback
   draft.exampleDialogue = text('mes_example')
 }
 
-function readDataFields(data: Json, draft: CharacterDraft, report: Report, top: Json, version: 'v2' | 'v3') {
+function readDataFields(
+  data: Json,
+  draft: CharacterDraft,
+  report: Report,
+  top: Json,
+  version: 'v2' | 'v3',
+  budget: OtherFieldsBudget,
+) {
   readV1Fields(data, draft, report, top)
   const required = { presence: 'required', splitCommas: false } as const
   draft.creatorNotes = readText(data, 'creator_notes', 'creator_notes', report, 'required')
@@ -415,7 +511,8 @@ function readDataFields(data: Json, draft: CharacterDraft, report: Report, top: 
     assign(draft, 'creationDate', readNumber(data, 'creation_date', 'creation_date', report))
     assign(draft, 'modificationDate', readNumber(data, 'modification_date', 'modification_date', report))
   }
-  reportUnknown(data, version === 'v3' ? V3_DATA_FIELDS : V2_DATA_FIELDS, 'data.', report)
+  const known = version === 'v3' ? V3_DATA_FIELDS : V2_DATA_FIELDS
+  assign(draft, 'otherDataFields', otherFieldsOf(data, known, 'data.', report, budget))
 }
 
 function detectVersion(card: Json, report: Report): CardVersion {
@@ -448,26 +545,36 @@ function stem(filename: string): string {
   return base.replace(/\.[^.]*$/, '').trim()
 }
 
+/**
+ * What the importer tells about a card: its file name (for a card without a name) and the
+ * importer's language (for a card that does not say which language its texts are in).
+ */
+export type CardHints = { filename?: string | undefined; language?: Locale | undefined }
+
 /** A parsed card JSON value -> draft (without avatar), version and report. */
 export function normalizeCard(
   value: unknown,
   report: Report,
-  filename?: string,
+  { filename, language = DEFAULT_LOCALE }: CardHints = {},
 ): { draft: CharacterDraft; version: CardVersion } {
   if (!isObject(value)) throw new CardError('not_a_card', 'The JSON is not an object')
   const version = detectVersion(value, report)
   const draft = emptyDraft()
+  // Fields outside the spec travel back out as they came (the card's and its data's share a budget).
+  const budget = otherFieldsBudget()
   if (version === 'v1') {
     readV1Fields(value, draft, report)
-    reportUnknown(value, [...V1_FIELDS, ...Object.values(LEGACY_NAMES)], '', report)
+    const known = [...V1_FIELDS, ...Object.values(LEGACY_NAMES)]
+    assign(draft, 'otherCardFields', otherFieldsOf(value, known, '', report, budget))
   } else {
     const data = isObject(value.data) ? value.data : {}
     if (!isObject(value.data)) report.repair('missing_field', 'data')
-    readDataFields(data, draft, report, value, version)
-    reportUnknown(value, ['spec', 'spec_version', 'data', ...V1_FIELDS], '', report)
+    readDataFields(data, draft, report, value, version, budget)
+    const known = ['spec', 'spec_version', 'data', ...V1_FIELDS]
+    assign(draft, 'otherCardFields', otherFieldsOf(value, known, '', report, budget))
   }
   if (draft.name.trim() === '' && filename && stem(filename) !== '') {
-    draft.name = checkLength(stem(filename), 'name')
+    draft.name = cleanText(stem(filename), 'name', report)
     report.repair('name_from_filename')
   }
   // `nsfw` is the one extension we understand: lifted into the draft, written back on export.
@@ -477,5 +584,6 @@ export function normalizeCard(
     draft.nsfw = nsfw === true
   }
   if (draft.tags.some((tag) => ADULT_TAG.test(tag.trim()))) draft.nsfw = true
+  readCardLanguages(draft, report, language)
   return { draft, version }
 }

@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 import { chunk, crc32Table, idat, ihdr, iTXt, pngWith, SIGNATURE, tEXt, zTXt } from '#tests/factories/card-files.ts'
@@ -79,6 +79,22 @@ describe('readPngTexts', () => {
       { type: 'tEXt', keyword: 'Title', text: 'café' },
       { type: 'iTXt', keyword: 'chara', text: 'ünï ✓' },
       { type: 'zTXt', keyword: 'ccv3', text: 'zipped text' },
+    ])
+  })
+
+  it('reads UTF-8 put in tEXt and zTXt (real cards do) as UTF-8, and Latin-1 as Latin-1', () => {
+    const utf8 = (keyword: string, text: string) =>
+      chunk('tEXt', Buffer.concat([Buffer.from(`${keyword}\0`, 'latin1'), Buffer.from(text, 'utf8')]))
+    const zipped = chunk(
+      'zTXt',
+      Buffer.concat([Buffer.from('ccv3\0\0', 'latin1'), deflateSync(Buffer.from('{"name":"東京"}', 'utf8'))]),
+    )
+    const png = pngWith(utf8('chara', '{"name":"Ålíce 東京 ✓"}'), tEXt('Title', 'Ã©t\xe9'), zipped)
+    expect(readPngTexts(readPngChunks(png)).map((t) => t.text)).toEqual([
+      '{"name":"Ålíce 東京 ✓"}',
+      // Not valid UTF-8 (a lone 0xE9): Latin-1, as the spec says.
+      'Ã©té',
+      '{"name":"東京"}',
     ])
   })
 

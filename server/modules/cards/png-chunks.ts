@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer'
 import { crc32, inflateSync } from 'node:zlib'
 import { CARD_LIMITS, CardError } from './card-types.ts'
 
@@ -99,14 +100,28 @@ function textKeyword(data: Uint8Array): { keyword: string; rest: number } | null
   return { keyword: Buffer.from(data.subarray(0, nul)).toString('latin1'), rest: nul + 1 }
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * tEXt and zTXt text is Latin-1 by the PNG spec, but card writers put UTF-8 JSON there. Bytes
+ * that are valid UTF-8 and not plain ASCII are read as UTF-8: Latin-1 text with accents is
+ * almost never valid UTF-8 (an accented letter would have to be followed by 0x80-0xBF bytes).
+ */
+function latin1OrUtf8(bytes: Uint8Array): string {
+  if (isAscii(bytes)) return Buffer.from(bytes).toString('latin1')
+  try {
+    return strictUtf8.decode(bytes)
+  } catch {
+    return Buffer.from(bytes).toString('latin1')
+  }
+}
+
 function decodeTextChunk(chunk: PngChunk, keyword: string, rest: number): PngText | null {
   const data = chunk.data
-  if (chunk.type === 'tEXt') {
-    return { type: 'tEXt', keyword, text: Buffer.from(data.subarray(rest)).toString('latin1') }
-  }
+  if (chunk.type === 'tEXt') return { type: 'tEXt', keyword, text: latin1OrUtf8(data.subarray(rest)) }
   if (chunk.type === 'zTXt') {
     if (data[rest] !== 0) return null // compression method: only 0 (zlib) is defined
-    return { type: 'zTXt', keyword, text: inflateText(data.subarray(rest + 1), keyword).toString('latin1') }
+    return { type: 'zTXt', keyword, text: latin1OrUtf8(inflateText(data.subarray(rest + 1), keyword)) }
   }
   // iTXt: compression flag, method, language tag NUL, translated keyword NUL, UTF-8 text
   const flag = data[rest]

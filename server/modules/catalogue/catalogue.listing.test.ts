@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE_SORTS, type RoleSort, type Viewer } from '#contracts/catalogue.ts'
 import type { DatabaseHandle } from '#db/client.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
+import { createRoleTextsRepo } from '#server/modules/role-texts/role-texts.repo.ts'
+import { createRoleTextsService } from '#server/modules/role-texts/role-texts.service.ts'
 import { createUsersRepo } from '#server/modules/users/users.repo.ts'
 import { createUsersService } from '#server/modules/users/users.service.ts'
 import { createTags } from '#tests/factories/catalogue.ts'
@@ -150,7 +152,8 @@ describe('role listing: page anchors and caches', () => {
           const kv = openKeyValueStore(undefined)
           const repo = createCatalogueRepo(database.db)
           const users = createUsersService(createUsersRepo(database.db))
-          const catalogue = createCatalogueService(repo, kv, users, { anchorEvery, headSize })
+          const texts = createRoleTextsService({ repo: createRoleTextsRepo(database.db) })
+          const catalogue = createCatalogueService(repo, kv, users, texts, { anchorEvery, headSize })
           try {
             for (const round of [0, 1]) {
               if (round === 1) for (const step of changes) await change(step)

@@ -4,9 +4,16 @@
 import { type AnyColumn, and, eq, exists, inArray, type SQL, sql } from 'drizzle-orm'
 import type { RoleSort } from '#contracts/catalogue.ts'
 import type { CardExtras, Lorebook } from '#contracts/characters.ts'
+import type { Locale } from '#contracts/locales.ts'
 import type { Db } from '#db/client.ts'
 import { catalogueVersion, roleRatings, roles, roleTags, tags } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
+import {
+  freshTranslationLocales,
+  hasFreshTranslation,
+  translationSearchIds,
+} from '#server/modules/role-texts/role-texts.repo.ts'
+import { roleSearchText } from '#server/modules/role-texts/search-text.ts'
 
 /**
  * A role's place in one listing order: its sort key then its id, each as PostgreSQL prints it
@@ -19,8 +26,10 @@ export type ListingKey = string[]
 export type ListingFilter = {
   sort: RoleSort
   tagIds: number[]
-  /** A tsquery built by the service from the user's words (letters and digits only). */
+  /** A tsquery built by the service from the user's words (letters, marks and digits only). */
   tsQuery?: string | undefined
+  /** The visitor's locale: a search also matches the roles' translations into it (ADR 039). */
+  locale?: Locale | undefined
 }
 
 export type RoleListFilter = ListingFilter & {
@@ -114,6 +123,7 @@ const summaryColumns = {
   ratingCount: roles.ratingCount,
   createdAt: roles.createdAt,
   isAdult: roles.isAdult,
+  sourceLanguage: roles.sourceLanguage,
 }
 
 export type RoleSummaryRow = {
@@ -129,10 +139,20 @@ export type RoleSummaryRow = {
   ratingCount: number
   createdAt: Date
   isAdult: boolean
+  sourceLanguage: string
 }
 
 /** A role of a listing page, with the ids of its tags. */
 export type ListedRoleRow = RoleSummaryRow & { tagIds: number[] }
+
+export type SitemapRoleRow = { publicId: string; updatedAt: Date; sourceLanguage: string; translated: string[] }
+export type SitemapRoleStats = {
+  count: number
+  /** Per locale, how many of them have their own text in it (source language or fresh translation). */
+  perLocale: Record<string, number>
+  longestId: number
+  lastModified: Date | null
+}
 
 export type NewRole = {
   publicId: string
@@ -153,13 +173,22 @@ export type NewRole = {
   exampleDialogue?: string
   characterBook?: Lorebook | null
   cardExtras?: Partial<CardExtras>
+  /** The locale the texts are written in; default English (ADR 039). */
+  sourceLanguage?: string
   chatCount?: number
   popularity?: number
   createdAt?: Date
 }
 
 export function createCatalogueRepo(db: Db) {
-  const searchCondition = (tsQuery: string) => sql`${roles.search} @@ to_tsquery('simple', ${tsQuery})`
+  /**
+   * Ids of the roles whose own search words match, or whose translation into the visitor's locale
+   * does (each answered by its GIN index; `in` makes the union a semi-join, duplicates do not matter).
+   */
+  const matchingIds = (tsQuery: string, locale: Locale | undefined) => {
+    const own = sql`select ${roles.id} from ${roles} where ${roles.search} @@ to_tsquery('simple', ${tsQuery})`
+    return locale ? sql`${own} union all ${translationSearchIds(locale, tsQuery)}` : own
+  }
   const versionQuery = db
     .select({ version: sql<string>`${catalogueVersion.version}::text` })
     .from(catalogueVersion)
@@ -175,7 +204,7 @@ export function createCatalogueRepo(db: Db) {
     if (filter.tagIds.length === 0) {
       const conditions: SQL[] = [eq(roles.visibility, 'public')]
       if (filter.tsQuery) {
-        const matches = searchCondition(filter.tsQuery)
+        const matches = sql`${roles.id} in (${matchingIds(filter.tsQuery, filter.locale)})`
         // `is true` keeps the planner from answering it with the search index.
         conditions.push(filter.searchPath === 'index' ? sql`(${matches}) is true` : matches)
       }
@@ -187,7 +216,7 @@ export function createCatalogueRepo(db: Db) {
       conditions.push(sql`${roleTags.roleId} in (select role_id from role_tags where tag_id = ${tagId})`)
     }
     if (filter.tsQuery) {
-      conditions.push(sql`${roleTags.roleId} in (select id from roles where ${searchCondition(filter.tsQuery)})`)
+      conditions.push(sql`${roleTags.roleId} in (${matchingIds(filter.tsQuery, filter.locale)})`)
     }
     return { keys: KEYS[filter.sort].roleTags, id: roleTags.roleId, table: roleTags, conditions }
   }
@@ -302,6 +331,7 @@ export function createCatalogueRepo(db: Db) {
           creatorId: roles.creatorId,
           creatorUsername: users.username,
           updatedAt: roles.updatedAt,
+          translated: freshTranslationLocales(roles.id),
         })
         .from(roles)
         .leftJoin(users, eq(users.id, roles.creatorId))
@@ -349,19 +379,35 @@ export function createCatalogueRepo(db: Db) {
         .limit(filter.limit)
     },
 
-    /** The sitemaps' share of public, non-adult roles, in a stable order (by id). */
-    async listSitemapRoles(offset: number, limit: number): Promise<{ publicId: string; updatedAt: Date }[]> {
+    /**
+     * The sitemaps' share of public, non-adult roles, in a stable order (by id), with the locales
+     * that have the role's own text: its source language and its fresh translations (ADR 039).
+     * With `locale`, only the roles that have their own text in it.
+     */
+    async listSitemapRoles(offset: number, limit: number, locale?: Locale): Promise<SitemapRoleRow[]> {
+      const conditions: SQL[] = [eq(roles.visibility, 'public'), eq(roles.isAdult, false)]
+      if (locale)
+        conditions.push(sql`(${roles.sourceLanguage} = ${locale} or ${hasFreshTranslation(roles.id, locale)})`)
       return db
-        .select({ publicId: roles.publicId, updatedAt: roles.updatedAt })
+        .select({
+          publicId: roles.publicId,
+          updatedAt: roles.updatedAt,
+          sourceLanguage: roles.sourceLanguage,
+          translated: freshTranslationLocales(roles.id),
+        })
         .from(roles)
-        .where(and(eq(roles.visibility, 'public'), eq(roles.isAdult, false)))
+        .where(and(...conditions))
         .orderBy(roles.id)
         .limit(limit)
         .offset(offset)
     },
 
-    /** How many roles the sitemaps list, the longest public id among them (bytes), the latest change. */
-    async sitemapRoleStats(): Promise<{ count: number; longestId: number; lastModified: Date | null }> {
+    /**
+     * How many roles the sitemaps list (in all, and per locale that has their own text), the
+     * longest public id among them (bytes), the latest change.
+     */
+    async sitemapRoleStats(): Promise<SitemapRoleStats> {
+      const listed = and(eq(roles.visibility, 'public'), eq(roles.isAdult, false))
       const [row] = await db
         .select({
           count: sql<number>`count(*)::int`,
@@ -369,8 +415,26 @@ export function createCatalogueRepo(db: Db) {
           lastModified: sql<Date | null>`max(${roles.updatedAt})`.mapWith(roles.updatedAt),
         })
         .from(roles)
-        .where(and(eq(roles.visibility, 'public'), eq(roles.isAdult, false)))
-      return { count: row?.count ?? 0, longestId: row?.longestId ?? 0, lastModified: row?.lastModified ?? null }
+        .where(listed)
+      const locales = db
+        .select({
+          locale: sql<string>`unnest(array_append(${freshTranslationLocales(roles.id)}, ${roles.sourceLanguage}))`.as(
+            'locale',
+          ),
+        })
+        .from(roles)
+        .where(listed)
+        .as('listed')
+      const perLocale = await db
+        .select({ locale: locales.locale, count: sql<number>`count(*)::int` })
+        .from(locales)
+        .groupBy(locales.locale)
+      return {
+        count: row?.count ?? 0,
+        perLocale: Object.fromEntries(perLocale.map((r) => [r.locale, r.count])),
+        longestId: row?.longestId ?? 0,
+        lastModified: row?.lastModified ?? null,
+      }
     },
 
     async upsertTags(list: { slug: string; names: Record<string, string> }[]) {
@@ -402,11 +466,13 @@ export function createCatalogueRepo(db: Db) {
           .values(
             list.map(({ tagSlugs, ...role }) => ({
               ...role,
-              searchText: [
-                role.name,
-                ...tagSlugs.flatMap((slug) => Object.values(bySlug.get(slug)?.names ?? {})),
-                role.introduction ?? '',
-              ].join(' '),
+              searchText: roleSearchText(
+                { name: role.name, introduction: role.introduction ?? '', sourceLanguage: role.sourceLanguage ?? 'en' },
+                tagSlugs.flatMap((slug) => {
+                  const names = bySlug.get(slug)?.names
+                  return names ? [names] : []
+                }),
+              ),
             })),
           )
           .onConflictDoNothing({ target: roles.publicId })

@@ -69,6 +69,7 @@ export function catalogueRoutes(catalogue: CatalogueService): FastifyPluginAsync
           request.query.roleId,
           await viewerOf(request),
           localeOf(request, request.query.locale),
+          { original: request.query.original === '1' },
         )
         if (!role) throw AppError.notFound('No such character')
         if (role.visibility === 'private') reply.header('cache-control', 'private, no-cache')

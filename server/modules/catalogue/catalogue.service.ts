@@ -1,8 +1,19 @@
-import type { RoleDetail, RoleList, RoleListQuery, RoleSummary, Tag, Viewer } from '#contracts/catalogue.ts'
-import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
+import type {
+  RoleDetail,
+  RoleList,
+  RoleListQuery,
+  RoleReadOptions,
+  RoleSummary,
+  Tag,
+  Viewer,
+} from '#contracts/catalogue.ts'
+import { DEFAULT_LOCALE, isLocale, type Locale } from '#contracts/locales.ts'
+import { searchWordList } from '#contracts/search-words.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
+import type { TranslationSummaryRow } from '#server/modules/role-texts/role-texts.repo.ts'
+import { languageOf, type RoleTextsService } from '#server/modules/role-texts/role-texts.service.ts'
 import type { UsersService } from '#server/modules/users/users.service.ts'
 import type { CatalogueRepo, ListingFilter, ListingKey, RoleListFilter, RoleSummaryRow } from './catalogue.repo.ts'
 
@@ -37,17 +48,38 @@ const LISTING_TTL_MS = 10 * 60_000
 /** A role of a listing as cached: JSON-safe (the date as ISO text), with the ids of its tags. */
 type ListedRow = Omit<RoleSummaryRow, 'createdAt'> & { createdAt: string; tagIds: number[] }
 
+/** The locales a role has its own text in: its source language, then its fresh translations. */
+function languagesOf(row: { sourceLanguage: string; translated: string[] }): Locale[] {
+  const source = languageOf(row)
+  return [source, ...row.translated.filter((l): l is Locale => isLocale(l) && l !== source)]
+}
+
+/** A page of a listing with its roles' translations into the visitor's locale (ADR 039). */
+type LocalizedPage = { rows: ListedRow[]; translations: TranslationSummaryRow[] }
+
+/** The texts a card shows, in the visitor's locale when the role has a translation there. */
+function cardTexts(
+  row: { name: string; introduction: string; sourceLanguage: string },
+  translation: Pick<TranslationSummaryRow, 'name' | 'introduction'> | undefined,
+  locale: Locale,
+): { name: string; introduction: string; language: Locale } {
+  const source = languageOf(row)
+  if (!translation || locale === source) return { name: row.name, introduction: row.introduction, language: source }
+  return {
+    name: translation.name || row.name,
+    introduction: translation.introduction || row.introduction,
+    language: locale,
+  }
+}
+
 /**
  * Turns what a user typed into a prefix-matching full-text query: every word must match the
- * start of a word in the name, tags or introduction. Only letters and digits survive, so the
- * result is always valid tsquery syntax whatever was typed.
+ * start of a word in the name, tags or introduction. The words are split as the search texts are
+ * (`searchWords` in the visitor's locale, so Japanese typed without spaces still gives words);
+ * only letters, marks and digits survive, so the result is always valid tsquery syntax.
  */
-export function searchQueryFor(text: string | undefined): string | undefined {
-  const words =
-    (text ?? '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu)
-      ?.slice(0, MAX_SEARCH_WORDS) ?? []
+export function searchQueryFor(text: string | undefined, locale: Locale = DEFAULT_LOCALE): string | undefined {
+  const words = searchWordList(text ?? '', locale).slice(0, MAX_SEARCH_WORDS)
   return words.length > 0 ? words.map((w) => `${w}:*`).join(' & ') : undefined
 }
 
@@ -68,7 +100,11 @@ export function createCatalogueService(
   kv: KeyValueStore,
   /** The users module keeps the adult-content preference: it is a column of the user's row. */
   users: Pick<UsersService, 'showsAdultContent' | 'setShowsAdultContent'>,
+  /** The characters' texts per language (ADR 039). */
+  texts: Pick<RoleTextsService, 'localizedSummaries' | 'localizedTexts' | 'overlay' | 'noteShown'>,
   options: ListingCacheOptions = {},
+  /** Whether an operator hid a character (ADR 055; the moderation module keeps it). */
+  moderation: { isHidden(roleId: number): Promise<boolean> } = { isHidden: async () => false },
 ) {
   const headSize = options.headSize ?? HEAD_SIZE
   const anchorEvery = options.anchorEvery ?? ANCHOR_EVERY
@@ -95,7 +131,9 @@ export function createCatalogueService(
     return pending
   }
 
-  const filterKey = (filter: ListingFilter) => `${filter.tagIds.join(',')}:${filter.tsQuery ?? ''}`
+  // A search matches translations into the visitor's locale too: its results depend on the locale.
+  const filterKey = (filter: ListingFilter) =>
+    `${filter.tagIds.join(',')}:${filter.tsQuery ?? ''}${filter.tsQuery ? `:${filter.locale ?? ''}` : ''}`
 
   /** Counting every match costs a scan; pages only need it to say "Page X of Y". */
   async function countMatching(filter: ListingFilter, version: string) {
@@ -111,7 +149,12 @@ export function createCatalogueService(
   async function pageFromDatabase(filter: RoleListFilter, version: string): Promise<ListedRow[]> {
     let page = filter
     if (filter.offset >= anchorEvery) {
-      const listing: ListingFilter = { sort: filter.sort, tagIds: filter.tagIds, tsQuery: filter.tsQuery }
+      const listing: ListingFilter = {
+        sort: filter.sort,
+        tagIds: filter.tagIds,
+        tsQuery: filter.tsQuery,
+        locale: filter.locale,
+      }
       const anchors = await cachedFor<ListingKey[]>(
         `catalogue:anchors:${anchorEvery}:${filter.sort}:${filterKey(filter)}`,
         version,
@@ -126,14 +169,33 @@ export function createCatalogueService(
     return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }))
   }
 
-  /** One page: from the cached head of its listing when it lies within it, else from the database. */
-  async function pageOf(filter: RoleListFilter, version: string): Promise<ListedRow[]> {
+  /**
+   * The translations into `locale` of the roles written in another language: one query, none when
+   * every role is in the visitor's language already.
+   */
+  async function translationsOf(rows: { id: number; sourceLanguage: string }[], locale: Locale) {
+    const ids = rows.filter((row) => languageOf(row) !== locale).map((row) => row.id)
+    return ids.length > 0 ? texts.localizedSummaries(ids, locale) : []
+  }
+
+  /**
+   * One page: from the cached head of its listing when it lies within it, else from the database;
+   * with its roles' translations into `locale`, cached with the head per version and locale.
+   */
+  async function pageOf(filter: RoleListFilter, version: string, locale: Locale): Promise<LocalizedPage> {
     const inHead = !filter.tsQuery && filter.tagIds.length <= 1 && filter.offset + filter.limit <= headSize
-    if (!inHead) return pageFromDatabase(filter, version)
-    const head = await cachedFor(`catalogue:head:${filter.sort}:${filter.tagIds.join(',')}`, version, HEAD_TTL_MS, () =>
+    if (!inHead) {
+      const rows = await pageFromDatabase(filter, version)
+      return { rows, translations: await translationsOf(rows, locale) }
+    }
+    const listing = `${filter.sort}:${filter.tagIds.join(',')}`
+    const head = await cachedFor(`catalogue:head:${listing}`, version, HEAD_TTL_MS, () =>
       pageFromDatabase({ ...filter, offset: 0, limit: headSize }, version),
     )
-    return head.slice(filter.offset, filter.offset + filter.limit)
+    const translations = await cachedFor(`catalogue:head-texts:${locale}:${listing}`, version, LISTING_TTL_MS, () =>
+      translationsOf(head, locale),
+    )
+    return { rows: head.slice(filter.offset, filter.offset + filter.limit), translations }
   }
 
   let tagCache: { at: number; version: string | null; rows: Awaited<ReturnType<CatalogueRepo['allTags']>> } | null =
@@ -147,25 +209,40 @@ export function createCatalogueService(
     return tagCache.rows
   }
 
+  /** A card: `shown` are the texts in the language given (the role's own, or its translation). */
   function summaryOf(
     row: Omit<RoleSummaryRow, 'createdAt'> & { createdAt: Date | string },
     roleTags: Tag[],
     viewer: Viewer,
+    shown: { name: string; introduction: string; language: Locale },
   ): RoleSummary {
     const gated = row.isAdult && !viewer.adultConfirmed
     return {
       roleId: row.publicId,
-      name: row.name,
+      name: shown.name,
       avatarUrl: imageUrl(gated ? row.avatarBlurredImageId : row.avatarImageId),
       tags: roleTags,
-      summary: gated ? '' : summarise(row.introduction),
+      summary: gated ? '' : summarise(shown.introduction),
       chatCount: row.chatCount,
       popularity: row.popularity,
       rating: { average: Math.round(row.ratingAverage * 10) / 10, count: row.ratingCount },
       createdAt: new Date(row.createdAt).toISOString(),
       isAdult: row.isAdult,
       gated,
+      language: shown.language,
     }
+  }
+
+  /** Cards of `rows` in `locale`, with the translations given (`translations`, any order). */
+  function localizedCards<R extends Omit<RoleSummaryRow, 'createdAt'> & { createdAt: Date | string }>(
+    rows: R[],
+    translations: TranslationSummaryRow[],
+    locale: Locale,
+    viewer: Viewer,
+    tagsOf: (row: R) => Tag[],
+  ): RoleSummary[] {
+    const byRole = new Map(translations.map((t) => [t.roleId, t]))
+    return rows.map((row) => summaryOf(row, tagsOf(row), viewer, cardTexts(row, byRole.get(row.id), locale)))
   }
 
   async function tagsByRole(roleIds: number[], locale: string) {
@@ -193,9 +270,10 @@ export function createCatalogueService(
           ])
         tagIds.push(tag.id)
       }
-      const filter: ListingFilter = { sort: query.sort, tagIds, tsQuery: searchQueryFor(query.q) }
+      const tsQuery = searchQueryFor(query.q, locale)
+      const filter: ListingFilter = { sort: query.sort, tagIds, tsQuery, locale: tsQuery ? locale : undefined }
       const page: RoleListFilter = { ...filter, offset: (query.page - 1) * query.pageSize, limit: query.pageSize }
-      let rows: Promise<ListedRow[]> | undefined
+      let rows: Promise<LocalizedPage> | undefined
       let total: number
       if (filter.tsQuery && tagIds.length === 0) {
         // Walking the order's index tests (offset + limit) × everything / matches roles on
@@ -207,7 +285,7 @@ export function createCatalogueService(
         page.searchPath = (page.offset + page.limit) * everything < matches * matches ? 'index' : 'matches'
         total = matches
       } else {
-        rows = pageOf(page, version)
+        rows = pageOf(page, version, locale)
         // A page past the end is refused below; this keeps its query from failing unobserved.
         rows.catch(() => {})
         total = await countMatching(filter, version)
@@ -218,7 +296,7 @@ export function createCatalogueService(
           { path: 'page', message: `must be at most ${totalPages}`, in: 'querystring', lastPage: totalPages },
         ])
       }
-      const listed = await (rows ?? pageOf(page, version))
+      const listed = await (rows ?? pageOf(page, version, locale))
       const tagById = new Map(known.map((t) => [t.id, t]))
       const tagsOf = (row: ListedRow): Tag[] =>
         row.tagIds
@@ -228,7 +306,7 @@ export function createCatalogueService(
           })
           .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0))
       return {
-        items: listed.map((row) => summaryOf(row, tagsOf(row), viewer)),
+        items: localizedCards(listed.rows, listed.translations, locale, viewer, tagsOf),
         page: query.page,
         pageSize: query.pageSize,
         total,
@@ -236,27 +314,49 @@ export function createCatalogueService(
       }
     },
 
-    /** A role the viewer may see, or null (unknown, or someone else's private role: same answer). */
-    async getRole(publicId: string, viewer: Viewer, requestedLocale: string): Promise<RoleDetail | null> {
+    /**
+     * A role the viewer may see, or null (unknown, or someone else's private role: same answer). Its
+     * texts are the locale's translation when it has one, unless `original` asks for its own; a
+     * public role shown in a locale without a fresh translation asks for one (`noteShown`).
+     */
+    async getRole(
+      publicId: string,
+      viewer: Viewer,
+      requestedLocale: string,
+      options: RoleReadOptions = {},
+    ): Promise<RoleDetail | null> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
       const row = await repo.findRoleByPublicId(publicId)
       if (!row) return null
       if (row.visibility === 'private' && (!viewer.userId || viewer.userId !== row.creatorId)) return null
-      const summary = summaryOf(row, (await tagsByRole([row.id], locale)).get(row.id) ?? [], viewer)
+      const [roleTags, translations] = await Promise.all([
+        tagsByRole([row.id], locale),
+        languageOf(row) === locale ? new Map() : texts.localizedTexts([row.id], locale),
+      ])
+      const localized = texts.overlay(row, translations.get(row.id), locale)
+      texts.noteShown(row, locale, localized)
+      const shown = options.original ? texts.overlay(row, null, locale) : localized
+      const summary = summaryOf(row, roleTags.get(row.id) ?? [], viewer, { ...shown.texts, language: shown.language })
       const withhold = summary.gated
+      // Only a private role can be hidden, and only its creator sees it private: ask only then.
+      const hidden = row.visibility === 'private' && (await moderation.isHidden(row.id))
       return {
         ...summary,
         bannerUrl: withhold ? null : imageUrl(row.bannerImageId),
-        introduction: withhold ? '' : row.introduction,
-        scenario: withhold ? '' : row.scenario,
+        introduction: withhold ? '' : shown.texts.introduction,
+        scenario: withhold ? '' : shown.texts.scenario,
         personality: withhold ? '' : row.personality,
         description: withhold ? '' : row.description,
-        firstMessage: withhold ? '' : row.firstMessage,
-        alternateGreetings: withhold ? [] : row.alternateGreetings,
+        firstMessage: withhold ? '' : shown.texts.firstMessage,
+        alternateGreetings: withhold ? [] : shown.texts.alternateGreetings,
         exampleDialogue: withhold ? '' : row.exampleDialogue,
         visibility: row.visibility,
+        ...(hidden ? { hiddenByOperator: true as const } : {}),
         creator: row.creatorUsername ? { username: row.creatorUsername } : null,
         updatedAt: row.updatedAt.toISOString(),
+        sourceLanguage: languageOf(row),
+        translation: localized.translation,
+        languages: languagesOf(row),
       }
     },
 
@@ -274,17 +374,25 @@ export function createCatalogueService(
         const popular = await repo.listSafePublicRoles({ tagIds: [], limit: limit * 2 })
         rows.push(...popular.filter((r) => !seen.has(r.id)).slice(0, limit - rows.length))
       }
-      const tagMap = await tagsByRole(
-        rows.map((r) => r.id),
-        locale,
-      )
+      const [tagMap, translations] = await Promise.all([
+        tagsByRole(
+          rows.map((r) => r.id),
+          locale,
+        ),
+        translationsOf(rows, locale),
+      ])
       const everyone: Viewer = { userId: null, adultConfirmed: false }
-      return rows.map((row) => summaryOf(row, tagMap.get(row.id) ?? [], everyone))
+      return localizedCards(rows, translations, locale, everyone, (row) => tagMap.get(row.id) ?? [])
     },
 
-    /** Public, non-adult roles for the sitemaps: `offset` and `limit` pick one file's share. */
-    async listSitemapRoles(offset: number, limit: number) {
-      return repo.listSitemapRoles(offset, limit)
+    /**
+     * Public, non-adult roles for the sitemaps, with the locales that have their own text (source
+     * language, fresh translations): `offset` and `limit` pick one file's share; with `locale`,
+     * only the roles that have their own text in it (ADR 039).
+     */
+    async listSitemapRoles(offset: number, limit: number, locale?: Locale) {
+      const rows = await repo.listSitemapRoles(offset, limit, locale)
+      return rows.map((row) => ({ publicId: row.publicId, updatedAt: row.updatedAt, locales: languagesOf(row) }))
     },
 
     async sitemapRoleStats() {

@@ -55,6 +55,9 @@ function camelCase(style: string): string {
   return style.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 }
 
+/** Drawn avatars are square; the images service keeps them at this size, with their variants. */
+const DRAWN_AVATAR_SIZE = 512
+
 /** Draws an avatar offline with DiceBear (SVG), to be rasterised by the images service. */
 export function drawAvatar(style: string, seed: string, palette: [string, string]): Buffer {
   const collection = dicebear as unknown as Record<string, Parameters<typeof createAvatar>[0]>
@@ -62,7 +65,7 @@ export function drawAvatar(style: string, seed: string, palette: [string, string
   if (!chosen) throw new Error(`unknown avatar style ${style}`)
   const svg = createAvatar(chosen, {
     seed,
-    size: AVATAR.width,
+    size: DRAWN_AVATAR_SIZE,
     backgroundColor: palette.map((c) => c.replace('#', '')),
     backgroundType: ['gradientLinear'],
   }).toString()

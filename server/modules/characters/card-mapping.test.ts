@@ -3,8 +3,24 @@ import { CARD_IMPORT_ERRORS, CARD_REPORT_REASONS, checkCharacterFields, textLeng
 import { CARD_ERROR_CODES, IGNORED_REASONS, REPAIR_REASONS } from '#server/modules/cards/card-types.ts'
 import { importCard } from '#server/modules/cards/import-card.ts'
 import { cardPng, v3Card } from '#tests/factories/card-files.ts'
-import { draftOfCharacter, fileNameFor, formOfDraft } from './card-mapping.ts'
+import {
+  asciiFileNameOf,
+  attachmentDisposition,
+  draftOfCharacter,
+  fileNameFor,
+  formOfDraft,
+  takeCardLanguages,
+} from './card-mapping.ts'
+import type { RoleForm } from './role-form.ts'
 import { findTag, slugForTag } from './tag-slug.ts'
+
+const fr = {
+  name: null,
+  introduction: 'Une cartographe.',
+  scenario: '',
+  firstMessage: 'Bonjour !',
+  alternateGreetings: [],
+}
 
 describe('card mapping', () => {
   it('keeps the browser’s lists of card reasons and errors equal to the codec’s', () => {
@@ -16,6 +32,10 @@ describe('card mapping', () => {
     const { draft } = importCard(cardPng({ ccv3: v3Card() }))
     const { tagNames, ...form } = formOfDraft(draft)
     expect(form).toMatchObject({ introduction: draft.creatorNotes, details: draft.description, isAdult: false })
+    // The card's languages ride in the extras to the save, which stores them apart (ADR 041).
+    const { sourceLanguage = 'en', translations = [], ...stored } = form.cardExtras
+    expect(sourceLanguage).toBe('en')
+    expect(translations).toEqual([{ locale: 'fr', texts: draft.translations.fr }])
     const back = draftOfCharacter({
       name: form.name,
       introduction: form.introduction,
@@ -28,9 +48,11 @@ describe('card mapping', () => {
       isAdult: form.isAdult,
       tagNames,
       characterBook: form.lorebook,
-      cardExtras: form.cardExtras,
+      cardExtras: stored,
       creatorUsername: 'someone-else',
       createdAt: new Date(0),
+      sourceLanguage,
+      translations: Object.fromEntries(translations.map((t) => [t.locale, t.texts])),
     })
     expect(back).toEqual({ ...draft, avatar: null })
   })
@@ -51,14 +73,54 @@ describe('card mapping', () => {
       cardExtras: {},
       creatorUsername: 'maker',
       createdAt: new Date('2025-01-02T00:00:00Z'),
+      sourceLanguage: 'ja',
+      translations: { ja: { ...fr, introduction: 'ignored' }, fr },
     })
     expect(draft).toMatchObject({ creator: 'maker', creationDate: 1_735_776_000, nsfw: true, extensions: {} })
+    // A translation into the character's own language is not exported (it is not shown either).
+    expect(draft).toMatchObject({ sourceLanguage: 'ja', translations: { fr } })
+    expect(draft.translations).not.toHaveProperty('ja')
   })
 
-  it('makes safe download names', () => {
+  it('takes the card’s languages out of a submitted form: the form’s own language wins, over-long translations go', () => {
+    const form = (sourceLanguage: RoleForm['sourceLanguage'], cardExtras: RoleForm['cardExtras']): RoleForm => ({
+      fields: {} as RoleForm['fields'],
+      sourceLanguage,
+      lorebook: undefined,
+      cardExtras,
+      avatar: null,
+      banner: null,
+      removeAvatar: false,
+      removeBanner: false,
+      cardFiles: undefined,
+    })
+    expect(takeCardLanguages(form(undefined, undefined))).toEqual({
+      form: form(undefined, undefined),
+      translations: [],
+    })
+    const { cardExtras } = formOfDraft(importCard(cardPng({ ccv3: v3Card() }), undefined, 'ja').draft)
+    const long = { locale: 'de' as const, texts: { ...fr, scenario: 's'.repeat(10_001) } }
+    const withLong = { ...cardExtras, translations: [...(cardExtras.translations ?? []), long] }
+    const fromCard = takeCardLanguages(form(undefined, withLong))
+    expect(fromCard.form.sourceLanguage).toBe('en')
+    expect(fromCard.form.cardExtras).not.toHaveProperty('translations')
+    expect(fromCard.form.cardExtras).not.toHaveProperty('sourceLanguage')
+    expect(fromCard.form.cardExtras).toMatchObject({ creator: 'alice', systemPrompt: 'Stay in character.' })
+    expect(fromCard.translations.map((t) => t.locale)).toEqual(['fr'])
+    expect(takeCardLanguages(form('ko', withLong)).form.sourceLanguage).toBe('ko')
+  })
+
+  it('makes safe download names in the character’s own script, with an ASCII fallback', () => {
     expect(fileNameFor('Mira Vale', 'png')).toBe('Mira_Vale.png')
-    expect(fileNameFor('Élodie "the" <Bold>', 'json')).toBe('Elodie_the_Bold.json')
-    expect(fileNameFor('東京', 'png')).toBe('character.png')
+    expect(fileNameFor('Élodie "the" <Bold>', 'json')).toBe('Élodie_the_Bold.json')
+    expect(fileNameFor('東京', 'png')).toBe('東京.png')
+    expect(fileNameFor('../a/b\u202Egnp.exe', 'charx')).toBe('abgnp.exe.charx')
+    expect(fileNameFor(' \u0001 ', 'png')).toBe('character.png')
+    expect(asciiFileNameOf('Élodie_the_Bold.json')).toBe('Elodie_the_Bold.json')
+    expect(asciiFileNameOf('東京.png')).toBe('character.png')
+    expect(attachmentDisposition('東京 (1)*.png')).toBe(
+      `attachment; filename="1.png"; filename*=UTF-8''%E6%9D%B1%E4%BA%AC%20%281%29%2A.png`,
+    )
   })
 })
 

@@ -1,9 +1,14 @@
-import { and, count, desc, eq, inArray, notExists } from 'drizzle-orm'
+import { createHash } from 'node:crypto'
+import { and, asc, count, desc, eq, inArray, notExists } from 'drizzle-orm'
 import type { CardExtras, Lorebook, ReportReason, Visibility } from '#contracts/characters.ts'
 import type { Db, Tx } from '#db/client.ts'
 import { roleReports } from '#db/schema/reports.ts'
+import { roleAssets } from '#db/schema/role-assets.ts'
 import { roles, roleTags, tags } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
+import type { CardFile } from '#server/modules/cards/card-types.ts'
+import { afterSourceWrite } from '#server/modules/role-texts/role-texts.repo.ts'
+import { roleSearchText } from '#server/modules/role-texts/search-text.ts'
 import { findTag, slugForTag } from './tag-slug.ts'
 
 type TagRow = { id: number; slug: string; names: Record<string, string> }
@@ -20,6 +25,8 @@ export type RoleWrite = {
   exampleDialogue: string
   visibility: Visibility
   isAdult: boolean
+  /** The locale the texts are written in (ADR 039). */
+  sourceLanguage: string
   characterBook: Lorebook | null
   cardExtras: Partial<CardExtras>
   avatarImageId: string | null
@@ -27,6 +34,8 @@ export type RoleWrite = {
   bannerImageId: string | null
   /** Existing slugs or names, or new names; resolved (and created) in the same transaction. */
   tags: string[]
+  /** The files its card carried (ADR 047), replacing the stored ones; absent keeps them. */
+  files?: CardFile[]
 }
 
 const ownershipColumns = {
@@ -35,6 +44,7 @@ const ownershipColumns = {
   creatorId: roles.creatorId,
   visibility: roles.visibility,
   isAdult: roles.isAdult,
+  sourceLanguage: roles.sourceLanguage,
   avatarImageId: roles.avatarImageId,
   avatarBlurredImageId: roles.avatarBlurredImageId,
   bannerImageId: roles.bannerImageId,
@@ -45,6 +55,7 @@ export type RoleOwnership = {
   creatorId: string | null
   visibility: Visibility
   isAdult: boolean
+  sourceLanguage: string
   avatarImageId: string | null
   avatarBlurredImageId: string | null
   bannerImageId: string | null
@@ -100,7 +111,10 @@ export function createCharactersRepo(db: Db) {
 
   /** Name, every tag name and introduction: what the catalogue's search reads (as its repo writes it). */
   function searchText(write: RoleWrite, roleTagRows: TagRow[]): string {
-    return [write.name, ...roleTagRows.flatMap((t) => Object.values(t.names)), write.introduction].join(' ')
+    return roleSearchText(
+      write,
+      roleTagRows.map((t) => t.names),
+    )
   }
 
   /** Tags users made that no character carries any more go (of these, the ones a save let go of). */
@@ -116,8 +130,27 @@ export function createCharactersRepo(db: Db) {
   }
 
   function columnsOf(write: RoleWrite) {
-    const { tags: _tags, ...columns } = write
+    const { tags: _tags, files: _files, ...columns } = write
     return columns
+  }
+
+  async function writeFiles(tx: Tx, roleId: number, files: CardFile[] | undefined) {
+    if (files === undefined) return
+    await tx.delete(roleAssets).where(eq(roleAssets.roleId, roleId))
+    // One row at a time: a card may carry 16 MiB of them, too much for one statement.
+    for (const [position, file] of files.entries()) {
+      await tx.insert(roleAssets).values({
+        roleId,
+        position,
+        type: file.type,
+        name: file.name,
+        ext: file.ext,
+        contentType: file.contentType,
+        byteSize: file.bytes.length,
+        sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        bytes: file.bytes,
+      })
+    }
   }
 
   return {
@@ -137,11 +170,16 @@ export function createCharactersRepo(db: Db) {
         if (roleTagRows.length > 0) {
           await tx.insert(roleTags).values(roleTagRows.map((t) => ({ roleId: row.id, tagId: t.id })))
         }
+        await writeFiles(tx, row.id, write.files)
         return row.id
       })
     },
 
-    async updateRole(id: number, write: RoleWrite, writer: { id: string; locale: string }) {
+    /**
+     * Saves the form. `sourceHash` is the hash of the texts written (role-texts' `sourceHashOf`):
+     * translations made from other texts are marked stale in this same transaction.
+     */
+    async updateRole(id: number, write: RoleWrite, writer: { id: string; locale: string }, sourceHash: string) {
       await db.transaction(async (tx) => {
         const before = await tagIdsOf(tx, id)
         const roleTagRows = await resolveTags(tx, write.tags, writer.locale, writer.id)
@@ -153,6 +191,8 @@ export function createCharactersRepo(db: Db) {
         if (roleTagRows.length > 0) {
           await tx.insert(roleTags).values(roleTagRows.map((t) => ({ roleId: id, tagId: t.id })))
         }
+        await writeFiles(tx, id, write.files)
+        await afterSourceWrite(tx, id, sourceHash)
         await removeUnusedUserTags(tx, before)
       })
     },
@@ -192,6 +232,27 @@ export function createCharactersRepo(db: Db) {
         .where(eq(roles.publicId, publicId))
         .limit(1)
       return row ?? null
+    },
+
+    /** The files a character's card carried, in order (for the exports). */
+    async filesOf(roleId: number): Promise<CardFile[]> {
+      return db
+        .select({
+          type: roleAssets.type,
+          name: roleAssets.name,
+          ext: roleAssets.ext,
+          contentType: roleAssets.contentType,
+          bytes: roleAssets.bytes,
+        })
+        .from(roleAssets)
+        .where(eq(roleAssets.roleId, roleId))
+        .orderBy(asc(roleAssets.position))
+    },
+
+    /** How many files a character keeps from its card (the edit form shows it). */
+    async fileCountOf(roleId: number): Promise<number> {
+      const [row] = await db.select({ n: count() }).from(roleAssets).where(eq(roleAssets.roleId, roleId))
+      return row?.n ?? 0
     },
 
     /** One user's characters, newest first. */

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RoleDetail, RoleList } from '#contracts/catalogue.ts'
@@ -5,27 +7,15 @@ import { CHARACTER_LIMITS, type EditableRole, type ImportResult, type MyRole } f
 import { importCard } from '#server/modules/cards/import-card.ts'
 import { cardPng, chunk, pngWith, SIGNATURE, tEXt, v2Card, v3Card } from '#tests/factories/card-files.ts'
 import { createRole, createTags } from '#tests/factories/catalogue.ts'
+import { draftForm, type FormField, multipart } from '#tests/helpers/card-forms.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import { createCharactersRepo } from './characters.repo.ts'
 
-type Session = Awaited<ReturnType<TestApp['login']>>
-type Field = string | string[] | { bytes: Uint8Array; name: string; type?: string }
+/** Real cards (../shared/cards, read-only; see its README): the test that uses one is left out where it is absent. */
+const CARDS_DIR = path.resolve(import.meta.dirname, '../../../../shared/cards')
 
-/** A multipart body exactly as a browser's FormData sends it. */
-async function multipart(fields: Record<string, Field | undefined>) {
-  const form = new FormData()
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) continue
-    if (typeof value === 'string') form.append(key, value)
-    else if (Array.isArray(value)) for (const v of value) form.append(key, v)
-    else form.append(key, new Blob([new Uint8Array(value.bytes)], { type: value.type ?? '' }), value.name)
-  }
-  const response = new Response(form)
-  return {
-    payload: Buffer.from(await response.arrayBuffer()),
-    headers: { 'content-type': response.headers.get('content-type') ?? '' },
-  }
-}
+type Session = Awaited<ReturnType<TestApp['login']>>
+type Field = FormField
 
 async function picture(color: string, format: 'png' | 'jpeg' = 'png', size = 300) {
   const image = sharp({ create: { width: size, height: size, channels: 3, background: color } })
@@ -91,7 +81,7 @@ describe('characters API: create, edit, delete, import, export, report', () => {
   })
   afterAll(() => t.close())
 
-  it('creates a character with an avatar sniffed from its bytes (a PNG named .jpg), re-encoded to WebP', async () => {
+  it('creates a character with an avatar sniffed from its bytes (a PNG named .jpg), kept whole as WebP', async () => {
     const png = await picture('#3366cc')
     const res = await create(fullForm({ avatar: { bytes: png, name: 'portrait.jpg', type: 'image/jpeg' } }))
     expect(res.statusCode, res.body).toBe(200)
@@ -113,7 +103,18 @@ describe('characters API: create, edit, delete, import, export, report', () => {
     const image = await get(role.avatarUrl ?? '')
     expect(image.statusCode).toBe(200)
     expect(image.headers['content-type']).toBe('image/webp')
-    expect(await sharp(image.rawPayload).metadata()).toMatchObject({ format: 'webp', width: 512, height: 512 })
+    expect(await sharp(image.rawPayload).metadata()).toMatchObject({ format: 'webp', width: 300, height: 300 })
+    // The sizes pages show: a 2:3 card frame cut from the square, a square thumbnail.
+    for (const [variant, width, height] of [
+      ['card-320', 200, 300],
+      ['square-128', 128, 128],
+    ] as const) {
+      const sized = await get(`${role.avatarUrl}/${variant}`)
+      expect(sized.statusCode, variant).toBe(200)
+      expect(sized.headers['cache-control'], variant).toBe('public, max-age=31536000, immutable')
+      expect(await sharp(sized.rawPayload).metadata(), variant).toMatchObject({ format: 'webp', width, height })
+    }
+    expect((await get(`${role.avatarUrl}/huge-9000`)).statusCode).toBe(400)
 
     // The page's read model names the creator, and the public listing has it at once.
     const detail = (await get(`/api/role?roleId=${role.roleId}`)).json().data as RoleDetail
@@ -272,10 +273,17 @@ describe('characters API: create, edit, delete, import, export, report', () => {
     expect((await get(role.avatarUrl ?? '')).statusCode).toBe(404)
     expect((await get(adult.avatarUrl ?? '')).statusCode).toBe(403)
     expect((await get(adult.avatarUrl ?? '', null, 'adult_ok=1')).statusCode).toBe(200)
+    // Every size of it is gated the same way.
+    expect((await get(`${adult.avatarUrl}/card-320`)).statusCode).toBe(403)
+    expect((await get(`${adult.avatarUrl}/square-128`, null, 'adult_ok=1')).statusCode).toBe(200)
     const card = (await get(`/api/role?roleId=${role.roleId}`)).json().data as RoleDetail
     expect(card.gated).toBe(true)
     expect(card.avatarUrl).toMatch(/^\/api\/public\/images\//)
     expect((await get(card.avatarUrl ?? '')).statusCode).toBe(200)
+    // The blurred twin has no sizes of its own: each size answers with it, to anyone.
+    const blurredCard = await get(`${card.avatarUrl}/card-640`)
+    expect(blurredCard.statusCode).toBe(200)
+    expect(blurredCard.headers.etag).toBe((await get(card.avatarUrl ?? '')).headers.etag)
 
     const removed = (
       await send('PUT', `/api/roles/${role.roleId}`, fullForm({ name: 'Shifting', removeAvatar: 'true' }), owner)
@@ -352,25 +360,17 @@ describe('characters API: create, edit, delete, import, export, report', () => {
     const avatarBytes = Buffer.from((imported.avatar ?? '').split(',')[1] ?? '', 'base64')
     const { draft } = imported
     const saved = await create({
-      name: draft.name,
-      introduction: draft.introduction,
-      scenario: draft.scenario,
-      personality: draft.personality,
-      details: draft.details,
-      firstMessage: draft.firstMessage,
-      alternateGreetings: draft.alternateGreetings,
-      exampleDialogue: draft.exampleDialogue,
-      tags: draft.tags.map((tag) => tag.slug ?? tag.name),
-      visibility: 'private',
-      isAdult: String(draft.isAdult),
-      lorebook: JSON.stringify(draft.lorebook),
-      cardExtras: JSON.stringify(draft.cardExtras),
+      ...draftForm(draft, { visibility: 'private', isAdult: draft.isAdult }),
       avatar: { bytes: avatarBytes, name: 'avatar.webp' },
     })
     expect(saved.statusCode, saved.body).toBe(200)
     const role = saved.json().data as EditableRole
     expect(role.lorebook).toEqual(draft.lorebook)
-    expect(role.cardExtras).toEqual(draft.cardExtras)
+    // The card's languages are stored as the character's, not among its card extras (ADR 041).
+    const { sourceLanguage, translations, ...storedExtras } = draft.cardExtras
+    expect(role.cardExtras).toEqual(storedExtras)
+    expect(role.sourceLanguage).toBe(sourceLanguage)
+    expect(translations?.map((t) => t.locale)).toEqual(['fr'])
 
     // Private: its creator only.
     expect((await get(`/api/roles/${role.roleId}/export.json`)).statusCode).toBe(404)
@@ -399,6 +399,7 @@ describe('characters API: create, edit, delete, import, export, report', () => {
     const pixels = (bytes: Buffer) => sharp(bytes).raw().toBuffer()
     const exported = importCard(png.rawPayload).draft.avatar ?? Buffer.alloc(0)
     expect(await pixels(exported)).toEqual(await pixels(stored.rawPayload))
+    expect(await pixels(exported)).toEqual(await pixels(importCard(cardPng({ ccv3: v3Card() })).draft.avatar as Buffer))
 
     // Public ones export for anyone; adult ones after the age confirmation, like their page.
     const open = (await create(fullForm({ name: 'Open Card' }))).json().data as EditableRole
@@ -408,6 +409,57 @@ describe('characters API: create, edit, delete, import, export, report', () => {
     const confirmed = await get(`/api/roles/${adult.roleId}/export.json`, null, 'adult_ok=1')
     expect(confirmed.statusCode).toBe(200)
     expect(confirmed.json().data.extensions).toMatchObject({ nsfw: true })
+  })
+
+  /** A 400x600 portrait card: red top band, blue bottom band, detailed middle, a V2 `chara` chunk. */
+  async function portraitCard() {
+    const { data, info } = await sharp({ create: { width: 400, height: 600, channels: 3, background: '#808080' } })
+      .raw()
+      .toBuffer({ resolveWithObject: true })
+    for (let i = 0; i < data.length; i += 3) {
+      const y = Math.floor(i / 3 / 400)
+      if (y < 100) data.set([220, 30, 30], i)
+      else if (y >= 500) data.set([30, 30, 220], i)
+      else data.fill((i * 7) % 251, i, i + 3)
+    }
+    const png = await sharp(data, { raw: info }).png().toBuffer()
+    const card = tEXt('chara', Buffer.from(JSON.stringify(v2Card())).toString('base64'))
+    return Buffer.concat([png.subarray(0, -12), card, png.subarray(-12)])
+  }
+
+  const portraits = [
+    ['a 400x600 portrait card', () => portraitCard()],
+    ...(existsSync(CARDS_DIR)
+      ? [
+          [
+            'the real card default_Seraphina.png',
+            async () => readFileSync(path.join(CARDS_DIR, 'st/default_Seraphina.png')),
+          ],
+        ]
+      : []),
+  ] as [string, () => Promise<Buffer>][]
+
+  it.each(portraits)('keeps %s whole from import to export', async (_name, read) => {
+    const file = await read()
+    const cardPicture = await sharp(file).raw().toBuffer({ resolveWithObject: true })
+    expect(cardPicture.info).toMatchObject({ width: 400, height: 600 })
+    const imported = (await importFile(file, 'portrait.png')).json().data as ImportResult
+    const preview = Buffer.from((imported.avatar ?? '').split(',')[1] ?? '', 'base64')
+    expect(await sharp(preview).metadata()).toMatchObject({ format: 'webp', width: 400, height: 600 })
+    const saved = await create(
+      fullForm({ name: imported.draft.name, tags: [], avatar: { bytes: preview, name: 'avatar.webp' } }),
+    )
+    expect(saved.statusCode, saved.body).toBe(200)
+    const role = saved.json().data as EditableRole
+    const card = await get(`${role.avatarUrl}/card-320`)
+    expect(await sharp(card.rawPayload).metadata()).toMatchObject({ width: 320, height: 480 })
+    const png = await get(`/api/roles/${role.roleId}/export.png`)
+    expect(png.statusCode).toBe(200)
+    const exported = await sharp(importCard(png.rawPayload).draft.avatar ?? undefined)
+      .raw()
+      .toBuffer({ resolveWithObject: true })
+    expect(exported.info).toMatchObject({ width: 400, height: 600, channels: cardPicture.info.channels })
+    expect(exported.data.equals(cardPicture.data)).toBe(true)
   })
 
   it('stores reports from anyone, refuses unknown reasons and limits the rate', async () => {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ADULT_COOKIE, type Viewer } from '#contracts/catalogue.ts'
-import { CHARACTER_LIMITS } from '#contracts/characters.ts'
+import { CHARACTER_LIMITS, CHARACTER_TEXT_FIELDS } from '#contracts/characters.ts'
 import {
   editableRoleSchema,
   importResultSchema,
@@ -16,14 +16,23 @@ import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
+import { signedInUser } from '#server/lib/signed-in.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
+import { attachmentDisposition } from './card-mapping.ts'
 import { type CharactersService, MAX_CARD_FILE_BYTES } from './characters.service.ts'
 import { acceptMultipart, readFormData, uploadOf } from './multipart.ts'
 import { parseRoleForm } from './role-form.ts'
 
 const MiB = 1024 * 1024
-/** Two images at their limit plus the texts, lorebook and multipart overhead. */
-const ROLE_FORM_BODY_LIMIT = 2 * CHARACTER_LIMITS.imageBytes + CHARACTER_LIMITS.lorebookBytes + 2 * MiB
+/** The form's texts at their limits, at 4 UTF-8 bytes a character at worst. */
+const TEXT_BYTES =
+  4 *
+  (CHARACTER_TEXT_FIELDS.reduce((sum, field) => sum + CHARACTER_LIMITS[field], 0) +
+    CHARACTER_LIMITS.greetings * CHARACTER_LIMITS.greeting +
+    CHARACTER_LIMITS.tags * CHARACTER_LIMITS.tagName)
+/** Two images, the texts, the lorebook and the card extras at their limits, plus multipart overhead. */
+const ROLE_FORM_BODY_LIMIT =
+  2 * CHARACTER_LIMITS.imageBytes + TEXT_BYTES + CHARACTER_LIMITS.lorebookBytes + CHARACTER_LIMITS.cardExtrasBytes + MiB
 const IMPORT_BODY_LIMIT = MAX_CARD_FILE_BYTES + MiB
 
 const LIMITS = {
@@ -39,7 +48,8 @@ const FORM_DESCRIPTION = [
   'firstMessage, exampleDialogue, visibility (public|private), isAdult (true|false). Repeated parts:',
   'alternateGreetings, tags (an existing slug or name, or a new name). JSON parts: lorebook (or null),',
   'cardExtras. Files: avatar, banner (5 MiB each; JPEG, PNG, WebP, GIF or AVIF, recognised from the',
-  'bytes, re-encoded to WebP without metadata). removeAvatar / removeBanner (true) on edit. Refused',
+  'bytes, re-encoded to WebP without metadata). removeAvatar / removeBanner (true) on edit. cardFiles:',
+  "the import's cardFiles.token, keeping the card's other files; removeCardFiles (true) drops them. Refused",
   'fields come back as details [{ path, code, limit? }].',
 ].join(' ')
 
@@ -62,10 +72,6 @@ export function charactersRoutes(
         adultConfirmed: await catalogue.adultConfirmed(request.userId, request.cookies[ADULT_COOKIE] === '1'),
       }
     }
-    function userOf(request: FastifyRequest): string {
-      if (!request.userId) throw AppError.unauthorized()
-      return request.userId
-    }
 
     app.post(
       '/addRole',
@@ -82,7 +88,7 @@ export function charactersRoutes(
         },
       },
       async (request) => {
-        const userId = userOf(request)
+        const userId = signedInUser(request)
         const form = await parseRoleForm(await readFormData(request))
         await enforceLimit(kv, `role-save:${userId}`, LIMITS.save)
         return ok(await characters.createRole(userId, form, localeOf(request, request.query.locale)))
@@ -105,7 +111,7 @@ export function charactersRoutes(
         },
       },
       async (request) => {
-        const userId = userOf(request)
+        const userId = signedInUser(request)
         const form = await parseRoleForm(await readFormData(request))
         await enforceLimit(kv, `role-save:${userId}`, LIMITS.save)
         return ok(await characters.updateRole(userId, request.params.id, form, localeOf(request, request.query.locale)))
@@ -124,7 +130,7 @@ export function charactersRoutes(
         },
       },
       async (request) => {
-        await characters.deleteRole(userOf(request), request.params.id)
+        await characters.deleteRole(signedInUser(request), request.params.id)
         return ok({ deleted: true as const })
       },
     )
@@ -142,7 +148,7 @@ export function charactersRoutes(
       },
       async (request, reply) => {
         reply.header('cache-control', 'private, no-store')
-        return ok({ roles: await characters.listOwn(userOf(request), localeOf(request, request.query.locale)) })
+        return ok({ roles: await characters.listOwn(signedInUser(request), localeOf(request, request.query.locale)) })
       },
     )
 
@@ -161,7 +167,7 @@ export function charactersRoutes(
       async (request, reply) => {
         reply.header('cache-control', 'private, no-store')
         const own = await characters.getOwn(
-          userOf(request),
+          signedInUser(request),
           request.params.id,
           await viewerOf(request),
           localeOf(request, request.query.locale),
@@ -179,45 +185,41 @@ export function charactersRoutes(
           tags: ['characters'],
           summary: 'Read a Character Card (PNG, JSON or CHARX; V1, V2, V3) into a form draft, saving nothing',
           description:
-            'multipart/form-data with one file part `file` (20 MiB). A card that cannot be read answers 400 INVALID_CARD (or 413 for sizes) with details.reason, one of the card codes of server/modules/cards.',
+            'multipart/form-data with one file part `file` (20 MiB). A card that cannot be read answers 400 INVALID_CARD (or 413 for sizes) with details.reason, one of the card codes of server/modules/cards. A card read whole answers its draft, nothing cut; report.problems lists what the save would refuse as it is ({ path, code, limit? }, as a refused save).',
           consumes: ['multipart/form-data'],
           querystring: localeQuery,
           response: { 200: okSchema(importResultSchema) },
         },
       },
       async (request) => {
-        const userId = userOf(request)
+        const userId = signedInUser(request)
         await enforceLimit(kv, `card-import:${userId}`, LIMITS.import)
         const form = await readFormData(request)
         const file = await uploadOf(form.get('file'))
         if (!file) {
           throw new AppError(400, 'INVALID_CARD', 'Send the card as the file part `file`.', { reason: 'empty_file' })
         }
-        return ok(await characters.importCard(file.bytes, file.name, localeOf(request, request.query.locale)))
+        return ok(await characters.importCard(userId, file.bytes, file.name, localeOf(request, request.query.locale)))
       },
     )
 
-    for (const format of ['png', 'json'] as const) {
+    const EXPORT_SUMMARIES = {
+      png: 'Download a character as a PNG card (chara V2 and ccv3 V3 chunks)',
+      json: 'Download a character as a chara_card_v3 JSON card',
+      charx:
+        "Download a character as a CHARX card (zip: card.json V3, the picture as the main icon, the card's other files)",
+    } as const
+    for (const format of ['png', 'json', 'charx'] as const) {
       app.get(
         `/roles/:id/export.${format}`,
-        {
-          schema: {
-            tags: ['characters'],
-            summary:
-              format === 'png'
-                ? 'Download a character as a PNG card (chara V2 and ccv3 V3 chunks)'
-                : 'Download a character as a chara_card_v3 JSON card',
-            params: roleIdParams,
-          },
-        },
+        { schema: { tags: ['characters'], summary: EXPORT_SUMMARIES[format], params: roleIdParams } },
         async (request, reply) => {
           const exported = await characters.exportCard(request.params.id, await viewerOf(request), format)
           reply.header('cache-control', exported.private ? 'private, no-store' : 'private, no-cache')
-          reply.header(
-            'content-disposition',
-            `attachment; filename="${exported.fileName}"; filename*=UTF-8''${encodeURIComponent(exported.fileName)}`,
-          )
+          // The character's name in its own script, with an ASCII fallback (RFC 6266, RFC 5987).
+          reply.header('content-disposition', attachmentDisposition(exported.fileName))
           if ('png' in exported) return reply.type('image/png').send(exported.png)
+          if ('charx' in exported) return reply.type('application/zip').send(exported.charx)
           return reply.type('application/json; charset=utf-8').send(JSON.stringify(exported.card, null, 2))
         },
       )

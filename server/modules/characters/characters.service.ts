@@ -2,16 +2,20 @@ import { randomBytes } from 'node:crypto'
 import type { Tag, Viewer } from '#contracts/catalogue.ts'
 import {
   CHARACTER_LIMITS,
+  type CharacterDraftForm,
+  checkCardParts,
+  checkCharacterFields,
   type EditableRole,
+  type FieldProblem,
   type ImportResult,
   type MyRole,
   type OwnRole,
   type ReportReason,
 } from '#contracts/characters.ts'
-import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
+import { DEFAULT_LOCALE, isLocale, type Locale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { CARD_LIMITS, CardError } from '#server/modules/cards/card-types.ts'
-import { exportCardJson, exportCardPng } from '#server/modules/cards/export-card.ts'
+import { exportCardCharx, exportCardJson, exportCardPng } from '#server/modules/cards/export-card.ts'
 import { detectCardFormat, importCard } from '#server/modules/cards/import-card.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import {
@@ -22,21 +26,41 @@ import {
   imageUrl,
   UPLOAD_FORMATS,
 } from '#server/modules/images/images.service.ts'
-import { draftOfCharacter, fileNameFor, formOfDraft, readCardExtras } from './card-mapping.ts'
+import type { RoleTextsService } from '#server/modules/role-texts/role-texts.service.ts'
+import type { CardFilesHold } from './card-files.ts'
+import {
+  type CardFileExtension,
+  type CardLanguages,
+  cardTranslationsOf,
+  draftOfCharacter,
+  fileNameFor,
+  formOfDraft,
+  readCardExtras,
+  takeCardLanguages,
+} from './card-mapping.ts'
 import type { CharactersRepo, RoleOwnership, RoleWrite } from './characters.repo.ts'
 import type { Upload } from './multipart.ts'
 import { fieldsError, type RoleForm } from './role-form.ts'
-import { findTag, slugForTag } from './tag-slug.ts'
+import { findTag, matchCardTags, slugForTag } from './tag-slug.ts'
 
 export type CharactersDeps = {
   repo: CharactersRepo
   images: Pick<ImagesService, 'store' | 'preview' | 'find' | 'removeUnused'>
   catalogue: Pick<CatalogueService, 'getRole' | 'invalidateListings'>
+  /**
+   * Source hashes and the `sourceChanged` event of a character's texts per language (ADR 039); the
+   * creator's translations a card brings or takes along (ADR 041).
+   */
+  texts: Pick<RoleTextsService, 'sourceHashOf' | 'sourceChanged' | 'saveAuthorTranslation' | 'authorTranslationsOf'>
+  /** The files of imported cards, held between the import and the save (ADR 047). */
+  held: CardFilesHold
+  /** Which characters an operator hid (ADR 055; the moderation module keeps it). */
+  hidden?: { hiddenAmong(roleIds: number[]): Promise<Set<number>> }
 }
 
 type TagNames = { slug: string; names: Record<string, string> }
 
-function localeOf(requested: string): string {
+function localeOf(requested: string): Locale {
   return isLocale(requested) ? requested : DEFAULT_LOCALE
 }
 
@@ -47,6 +71,30 @@ function localName(names: Record<string, string>, locale: string): string {
 /** Public ids of created characters: 12 base-36 characters, like the seeded ones. */
 function newPublicId(): string {
   return randomBytes(8).readBigUInt64BE(0).toString(36).padStart(13, '0').slice(0, 12)
+}
+
+/** The form's text as the save reads it (role-form.ts): line ends made `\n`, trimmed. */
+const asSaved = (text: string) => text.replace(/\r\n?/g, '\n').trim()
+
+/**
+ * What the save would refuse in a form filled from a card, as the form itself will find it
+ * (problemsOf in app/features/characters/form-state.ts): the same checks, the form's own paths.
+ */
+export function problemsOfDraft(draft: CharacterDraftForm): FieldProblem[] {
+  const fields = checkCharacterFields({
+    name: asSaved(draft.name),
+    introduction: asSaved(draft.introduction),
+    scenario: asSaved(draft.scenario),
+    personality: asSaved(draft.personality),
+    details: asSaved(draft.details),
+    firstMessage: asSaved(draft.firstMessage),
+    exampleDialogue: asSaved(draft.exampleDialogue),
+    alternateGreetings: draft.alternateGreetings.map(asSaved),
+    tags: draft.tags.map((tag) => tag.slug ?? tag.name),
+    visibility: 'public',
+    isAdult: draft.isAdult,
+  })
+  return [...fields, ...checkCardParts({ lorebook: draft.lorebook, cardExtras: draft.cardExtras })]
 }
 
 /** A CardError as the one server error: 413 for sizes, else 400 `INVALID_CARD`; `details.reason` is its code. */
@@ -67,7 +115,7 @@ function assertOwner(role: RoleOwnership | null, userId: string): RoleOwnership 
   return role
 }
 
-export function createCharactersService({ repo, images, catalogue }: CharactersDeps) {
+export function createCharactersService({ repo, images, catalogue, texts, held, hidden: hiddenRoles }: CharactersDeps) {
   async function tagsById(roleIds: number[], locale: string): Promise<Map<number, Tag[]>> {
     const byRole = new Map<number, Tag[]>()
     for (const row of await repo.tagsOfRoles(roleIds)) {
@@ -97,8 +145,10 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
       exampleDialogue: row.exampleDialogue,
       visibility: row.visibility,
       isAdult: row.isAdult,
+      sourceLanguage: isLocale(row.sourceLanguage) ? row.sourceLanguage : DEFAULT_LOCALE,
       lorebook: row.characterBook,
       cardExtras: readCardExtras(row.cardExtras),
+      cardFileCount: await repo.fileCountOf(row.id),
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
     }
@@ -185,7 +235,11 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
   function writeOf(
     form: RoleForm,
     imageColumns: Pick<RoleWrite, 'avatarImageId' | 'avatarBlurredImageId' | 'bannerImageId'>,
-    kept: { characterBook: RoleWrite['characterBook']; cardExtras: RoleWrite['cardExtras'] },
+    kept: {
+      characterBook: RoleWrite['characterBook']
+      cardExtras: RoleWrite['cardExtras']
+      sourceLanguage: RoleWrite['sourceLanguage']
+    },
   ): RoleWrite {
     const { fields } = form
     return {
@@ -199,6 +253,7 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
       exampleDialogue: fields.exampleDialogue,
       visibility: fields.visibility,
       isAdult: fields.isAdult,
+      sourceLanguage: form.sourceLanguage ?? kept.sourceLanguage,
       tags: fields.tags,
       characterBook: form.lorebook === undefined ? kept.characterBook : form.lorebook,
       cardExtras: form.cardExtras ?? kept.cardExtras,
@@ -206,49 +261,103 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
     }
   }
 
+  /**
+   * After a save of a form filled from a card: the card's translations become the creator's (all
+   * but the one into the character's own language). ADR 041.
+   */
+  async function saveCardTranslations(
+    userId: string,
+    publicId: string,
+    sourceLanguage: string,
+    translations: CardLanguages,
+  ) {
+    for (const { locale, texts: translated } of translations) {
+      if (locale !== sourceLanguage) await texts.saveAuthorTranslation(userId, publicId, locale, translated)
+    }
+  }
+
+  /**
+   * The card's files the save writes: those held for the import's token (a token no longer held
+   * refuses the save, `cardFiles: invalid`: the files would be lost unseen), none on `remove`,
+   * undefined (keep) otherwise. Checked before any picture is stored.
+   */
+  async function cardFilesOf(userId: string, form: RoleForm): Promise<RoleWrite['files']> {
+    if (form.cardFiles === undefined) return undefined
+    if (form.cardFiles === 'remove') return []
+    const files = await held.find(userId, form.cardFiles.token)
+    if (!files) throw fieldsError([{ path: 'cardFiles', code: 'invalid' }])
+    return files
+  }
+
   return {
     /** `POST /api/addRole`: a new character owned by the user. */
-    async createRole(userId: string, form: RoleForm, requestedLocale: string): Promise<EditableRole> {
+    async createRole(userId: string, submitted: RoleForm, requestedLocale: string): Promise<EditableRole> {
       const locale = localeOf(requestedLocale)
+      const { form, translations } = takeCardLanguages(submitted)
       await checkNewTags(userId, form.fields.tags)
+      const files = await cardFilesOf(userId, form)
       const stored = await imagesFor(form, null, form.fields.isAdult)
       const publicId = newPublicId()
       try {
-        await repo.createRole(writeOf(form, stored.columns, { characterBook: null, cardExtras: {} }), {
-          publicId,
-          creatorId: userId,
-          locale,
-        })
-      } catch (error) {
-        await images.removeUnused(stored.created)
-        throw error
-      }
-      if (form.fields.visibility === 'public') await catalogue.invalidateListings()
-      return editable(publicId, locale)
-    },
-
-    async updateRole(userId: string, publicId: string, form: RoleForm, requestedLocale: string): Promise<EditableRole> {
-      const locale = localeOf(requestedLocale)
-      const current = assertOwner(await repo.findOwnership(publicId), userId)
-      const full = await repo.findFull(publicId)
-      await checkNewTags(userId, form.fields.tags)
-      const stored = await imagesFor(form, current, form.fields.isAdult)
-      try {
-        await repo.updateRole(
-          current.id,
-          writeOf(form, stored.columns, {
-            characterBook: full?.characterBook ?? null,
-            cardExtras: full?.cardExtras ?? {},
-          }),
-          { id: userId, locale },
+        // The texts are in the creator's interface language unless the form says otherwise.
+        const kept = { characterBook: null, cardExtras: {}, sourceLanguage: locale }
+        await repo.createRole(
+          { ...writeOf(form, stored.columns, kept), files },
+          { publicId, creatorId: userId, locale },
         )
       } catch (error) {
         await images.removeUnused(stored.created)
         throw error
       }
+      if (typeof form.cardFiles === 'object') await held.release(userId)
+      await saveCardTranslations(userId, publicId, form.sourceLanguage ?? locale, translations)
+      if (form.fields.visibility === 'public') await catalogue.invalidateListings()
+      return editable(publicId, locale)
+    },
+
+    async updateRole(
+      userId: string,
+      publicId: string,
+      submitted: RoleForm,
+      requestedLocale: string,
+    ): Promise<EditableRole> {
+      const locale = localeOf(requestedLocale)
+      const { form, translations } = takeCardLanguages(submitted)
+      const current = assertOwner(await repo.findOwnership(publicId), userId)
+      const full = await repo.findFull(publicId)
+      await checkNewTags(userId, form.fields.tags)
+      const files = await cardFilesOf(userId, form)
+      const stored = await imagesFor(form, current, form.fields.isAdult)
+      const write = {
+        ...writeOf(form, stored.columns, {
+          characterBook: full?.characterBook ?? null,
+          cardExtras: full?.cardExtras ?? {},
+          sourceLanguage: current.sourceLanguage,
+        }),
+        files,
+      }
+      const sourceHash = texts.sourceHashOf(write)
+      try {
+        await repo.updateRole(current.id, write, { id: userId, locale }, sourceHash)
+      } catch (error) {
+        await images.removeUnused(stored.created)
+        throw error
+      }
+      if (typeof form.cardFiles === 'object') await held.release(userId)
+      // Its translations were marked stale with the save; the translation job redoes them.
+      if (!full || texts.sourceHashOf(full) !== sourceHash) texts.sourceChanged(publicId)
+      await saveCardTranslations(userId, publicId, write.sourceLanguage, translations)
       await images.removeUnused(stored.replaced)
       await catalogue.invalidateListings()
       return editable(publicId, locale)
+    },
+
+    /**
+     * The database id of one of the user's own characters, for the modules that hang things on it
+     * (lorebooks, ADR 043): 404 for someone else's private one, 403 for someone else's public one.
+     */
+    async ownRoleId(userId: string, publicId: string): Promise<number> {
+      return assertOwner(await repo.findOwnership(publicId), userId).id
     },
 
     async deleteRole(userId: string, publicId: string): Promise<void> {
@@ -266,6 +375,8 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
         rows.map((r) => r.id),
         locale,
       )
+      const hidden =
+        (await hiddenRoles?.hiddenAmong(rows.filter((r) => r.visibility === 'private').map((r) => r.id))) ?? new Set()
       return rows.map((row) => ({
         roleId: row.publicId,
         name: row.name,
@@ -273,6 +384,7 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
         avatarUrl: imageUrl(row.avatarImageId),
         tags: tags.get(row.id) ?? [],
         visibility: row.visibility,
+        ...(hidden.has(row.id) ? { hiddenByOperator: true as const } : {}),
         isAdult: row.isAdult,
         chatCount: row.chatCount,
         createdAt: row.createdAt.toISOString(),
@@ -291,20 +403,41 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
 
     /**
      * Reads a Character Card into a form draft, saving nothing: the user reviews it first. The
-     * card's picture comes back re-encoded (WebP data URL) for the form to upload with the rest.
+     * card's picture comes back whole, as the avatar is kept (lossless WebP data URL, bounded,
+     * metadata dropped: ADR 042), for the form to upload with the rest.
      */
-    async importCard(bytes: Buffer, fileName: string | undefined, requestedLocale: string): Promise<ImportResult> {
+    async importCard(
+      userId: string,
+      bytes: Buffer,
+      fileName: string | undefined,
+      requestedLocale: string,
+    ): Promise<ImportResult> {
       const locale = localeOf(requestedLocale)
       let result: ReturnType<typeof importCard>
       let format: ReturnType<typeof detectCardFormat>
       try {
         format = detectCardFormat(bytes)
-        result = importCard(bytes, fileName)
+        // A card that does not say which language its texts are in is taken to be in the importer's.
+        result = importCard(bytes, fileName, locale)
       } catch (error) {
         if (error instanceof CardError) throw cardErrorToAppError(error)
         throw error
       }
-      const report = { repaired: [...result.report.repaired], ignored: [...result.report.ignored] }
+      // One bound for lorebooks everywhere (the codec's is the same number; a test keeps it so).
+      const entries = result.draft.characterBook?.entries.length ?? 0
+      if (entries > CHARACTER_LIMITS.lorebookEntries) {
+        throw cardErrorToAppError(
+          new CardError('too_large', 'The lorebook has too many entries', {
+            field: 'character_book.entries',
+            limit: CHARACTER_LIMITS.lorebookEntries,
+          }),
+        )
+      }
+      const report = {
+        repaired: [...result.report.repaired],
+        ignored: [...result.report.ignored],
+        problems: [] as FieldProblem[],
+      }
       let avatar: string | null = null
       if (result.draft.avatar) {
         try {
@@ -315,43 +448,44 @@ export function createCharactersService({ repo, images, catalogue }: CharactersD
         }
       }
       const { tagNames, ...form } = formOfDraft(result.draft)
-      const known = await repo.allTags()
-      const tags = tagNames.map((name) => {
-        const tag = findTag(known, name)
-        return tag ? { slug: tag.slug, name: localName(tag.names, locale) } : { slug: null, name }
-      })
-      return { draft: { ...form, tags }, avatar, version: result.version, format, report }
+      const tags = matchCardTags(await repo.allTags(), tagNames, (tag) => localName(tag.names, locale))
+      const draft = { ...form, tags }
+      // Nothing is cut: what the save would refuse is kept, listed here and marked in the form.
+      report.problems = problemsOfDraft(draft)
+      // The card's other files wait on the server for the save (ADR 047); the form only counts them.
+      const files = result.draft.files
+      const cardFiles = files.length > 0 ? { token: await held.hold(userId, files), count: files.length } : null
+      return { draft, avatar, cardFiles, version: result.version, format, report }
     },
 
     /**
      * A character as a Character Card: any character the viewer may see (a private one only by its
      * creator; an adult one only after the age confirmation, like its page).
      */
-    async exportCard(publicId: string, viewer: Viewer, format: 'png' | 'json') {
+    async exportCard(publicId: string, viewer: Viewer, format: CardFileExtension) {
       const row = await repo.findFull(publicId)
       if (!row || (row.visibility === 'private' && row.creatorId !== viewer.userId)) {
         throw AppError.notFound('No such character')
       }
       if (row.isAdult && !viewer.adultConfirmed) throw AppError.forbidden('Age confirmation required')
       const tags: TagNames[] = await repo.tagsOfRoles([row.id])
+      // JSON has nowhere to put files: they are not even read for it.
+      const files = format === 'json' ? [] : await repo.filesOf(row.id)
       const draft = draftOfCharacter({
         ...row,
         tagNames: tags.map((t) => localName(t.names, DEFAULT_LOCALE)),
         creatorUsername: row.creatorUsername,
+        translations: cardTranslationsOf(await texts.authorTranslationsOf(row.id)),
+        files,
       })
-      if (format === 'json') {
-        return {
-          fileName: fileNameFor(row.name, 'json'),
-          card: exportCardJson(draft),
-          private: row.visibility === 'private',
-        }
-      }
+      const fileName = fileNameFor(row.name, format)
+      const isPrivate = row.visibility === 'private'
+      if (format === 'json') return { fileName, card: exportCardJson(draft), private: isPrivate }
+      // The kept original (older characters: the 512x512 picture they have).
       const avatar = row.avatarImageId ? await images.find(row.avatarImageId) : null
-      return {
-        fileName: fileNameFor(row.name, 'png'),
-        png: await exportCardPng(draft, avatar?.bytes),
-        private: row.visibility === 'private',
-      }
+      if (format === 'charx')
+        return { fileName, charx: await exportCardCharx(draft, avatar?.bytes), private: isPrivate }
+      return { fileName, png: await exportCardPng(draft, avatar?.bytes), private: isPrivate }
     },
 
     /** Stores a report for an operator; anyone who may see the character may report it. */

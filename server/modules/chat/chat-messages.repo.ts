@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lt, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, lt, type SQL, sql } from 'drizzle-orm'
 import type { Db, Tx } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSwipes } from '#db/schema/chat.ts'
 import { type ReplyToStore, touchSession } from './chat-rows.repo.ts'
@@ -16,11 +16,30 @@ export function createChatMessagesRepo(db: Db) {
           author: chatMessages.author,
           content: chatMessages.content,
           tokens: chatMessages.tokens,
+          speakerRoleId: chatMessages.speakerRoleId,
         })
         .from(chatMessages)
         .where(and(...conditions))
         .orderBy(asc(chatMessages.id))
         .limit(limit)
+    },
+
+    /**
+     * How many messages the character wrote before `beforeId` (a lorebook's `@@activate_only_after`
+     * and `@@activate_only_every` count the whole chat, not only what fits in the prompt).
+     */
+    async countCharacterMessagesBefore(sessionId: string, beforeId: number): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(chatMessages)
+        .where(
+          and(
+            eq(chatMessages.sessionId, sessionId),
+            lt(chatMessages.id, beforeId),
+            eq(chatMessages.author, 'assistant'),
+          ),
+        )
+      return row?.n ?? 0
     },
 
     async findMessage(sessionId: string, messageId: number) {
@@ -40,6 +59,16 @@ export function createChatMessagesRepo(db: Db) {
         .orderBy(asc(chatMessages.id))
         .limit(1)
       return row ?? null
+    },
+
+    /** Whether the session holds a message before `messageId` (none: it is the greeting, ADR 050). */
+    async hasMessageBefore(sessionId: string, messageId: number): Promise<boolean> {
+      const [row] = await db
+        .select({ id: chatMessages.id })
+        .from(chatMessages)
+        .where(and(eq(chatMessages.sessionId, sessionId), lt(chatMessages.id, messageId)))
+        .limit(1)
+      return row !== undefined
     },
 
     async findUserMessageByRequest(sessionId: string, requestId: string) {

@@ -1,10 +1,12 @@
-import { and, eq, or, type SQL, sql } from 'drizzle-orm'
+import { and, eq, isNull, or, type SQL, sql } from 'drizzle-orm'
 import type { MessageAuthor, MessageStatus } from '#contracts/chat.ts'
 import { type ChatMessageRow, chatMessages, chatSessions } from '#db/schema/chat.ts'
 import { roles } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 import { heldPlanIdSql } from '#server/modules/entitlements/entitlements.repo.ts'
+import { attachedBooksJson } from '#server/modules/lorebooks/lorebooks.repo.ts'
 import type { Tx } from './chat.repo.ts'
+import { chatPersonaDescription, chatPersonaName } from './personas/personas.repo.ts'
 
 /** What the chat repos share: the message and session shapes their statements read and write. */
 
@@ -25,6 +27,16 @@ export const visibleChatRole = and(
   or(eq(roles.visibility, 'public'), eq(roles.creatorId, chatSessions.userId)),
 )
 
+/** Not deleted by its user (ADR 048): a chat in its undo window is gone for every call but restore. */
+export const liveSession = isNull(chatSessions.deletedAt)
+
+/**
+ * Has a message of the user: a chat holding only the character's greeting is not history (ADR 048),
+ * so My Chats, a character's chats and search leave it out. Written with the table's name, as it is
+ * used in statements whose FROM holds chat_sessions alone.
+ */
+export const hasUserMessage = sql`exists (select 1 from ${chatMessages} um where um.session_id = "chat_sessions"."id" and um.author = 'user')`
+
 export type ReplyToStore = {
   sessionId: string
   /** Add an alternative to this reply; null (or a reply deleted meanwhile) makes a new message. */
@@ -35,6 +47,8 @@ export type ReplyToStore = {
   modelId: string
   diamondsSpent: number
   requestId: string | null
+  /** The scene member who wrote it (ADR 052); null in a chat of one character. */
+  speakerRoleId?: number | null | undefined
 }
 
 /** A message row as JSON with the keys of `ChatMessageRow` (`messageFromJson` reads it back). */
@@ -44,7 +58,8 @@ export const messageJson = (row: SQL) =>
     'content', ${row}.content, 'tokens', ${row}.tokens, 'status', ${row}.status,
     'modelId', ${row}.model_id, 'diamondsSpent', ${row}.diamonds_spent,
     'swipeId', ${row}.swipe_id, 'swipeIndex', ${row}.swipe_index, 'swipeCount', ${row}.swipe_count,
-    'requestId', ${row}.request_id, 'createdAt', ${row}.created_at, 'editedAt', ${row}.edited_at)`
+    'requestId', ${row}.request_id, 'createdAt', ${row}.created_at, 'editedAt', ${row}.edited_at,
+    'imported', ${row}.imported, 'speakerRoleId', ${row}.speaker_role_id)`
 
 export type MessageJson = Omit<ChatMessageRow, 'id' | 'swipeId' | 'createdAt' | 'editedAt'> & {
   id: number | string
@@ -96,8 +111,13 @@ export const sessionColumns = {
   temperature: chatSessions.temperature,
   replyTokens: chatSessions.replyTokens,
   language: chatSessions.language,
+  authorNote: chatSessions.authorNote,
+  authorNoteDepth: chatSessions.authorNoteDepth,
+  title: chatSessions.title,
+  pinnedAt: chatSessions.pinnedAt,
   createdAt: chatSessions.createdAt,
   updatedAt: chatSessions.updatedAt,
+  roleId: chatSessions.roleId,
   rolePublicId: roles.publicId,
   roleName: roles.name,
   roleAvatarImageId: roles.avatarImageId,
@@ -119,9 +139,13 @@ export function findSessionQueryFields() {
     roleIntroduction: roles.introduction,
     roleExampleDialogue: roles.exampleDialogue,
     roleCharacterBook: roles.characterBook,
+    // The user's lorebooks attached to the character (ADR 043), merged after its own by characterOf.
+    roleAttachedBooks: attachedBooksJson(chatSessions.roleId),
     roleSystemPrompt: sql<string | null>`${roles.cardExtras}->>'systemPrompt'`,
     rolePostHistoryInstructions: sql<string | null>`${roles.cardExtras}->>'postHistoryInstructions'`,
-    username: users.username,
+    // The name `{{user}}` stands for: the chat's persona (ADR 049), else the account name.
+    username: sql<string>`coalesce(${chatPersonaName(chatSessions.id)}, ${users.username})`,
+    personaDescription: chatPersonaDescription(chatSessions.id),
     // The paid plan the user holds now (the rule is entitlements'), read here to save the model
     // call one more query; null means the free plan. What the plan allows comes from entitlements.
     paidPlanId: heldPlanIdSql(sql`${chatSessions.userId}`),

@@ -6,6 +6,7 @@ import { users } from '#db/schema/users.ts'
 import type { SessionView, Tx } from './chat.repo.ts'
 import {
   findSessionQueryFields,
+  liveSession,
   type MessageJson,
   messageFromJson,
   messageJson,
@@ -30,7 +31,13 @@ export function createChatSendRepo(db: Db) {
     .from(chatSessions)
     .innerJoin(users, eq(users.id, chatSessions.userId))
     .leftJoin(roles, visibleChatRole)
-    .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
+    .where(
+      and(
+        eq(chatSessions.id, sql.placeholder('sessionId')),
+        eq(chatSessions.userId, sql.placeholder('userId')),
+        liveSession,
+      ),
+    )
     .limit(1)
     .prepare('chat_find_session')
   // Everything a send reads, in one statement (one round trip, one plan on PGlite's single
@@ -51,7 +58,13 @@ export function createChatSendRepo(db: Db) {
     .from(chatSessions)
     .innerJoin(users, eq(users.id, chatSessions.userId))
     .leftJoin(roles, visibleChatRole)
-    .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
+    .where(
+      and(
+        eq(chatSessions.id, sql.placeholder('sessionId')),
+        eq(chatSessions.userId, sql.placeholder('userId')),
+        liveSession,
+      ),
+    )
     .limit(1)
     .prepare('chat_send_context')
   // The usual send, a model that costs nothing, in one statement: the user's message is stored (in
@@ -73,6 +86,7 @@ export function createChatSendRepo(db: Db) {
           join ${roles} r on r.id = s.role_id and (r.visibility = 'public' or r.creator_id = s.user_id)
           where s.id = ${sql.placeholder('sessionId')}::uuid
             and s.user_id = ${sql.placeholder('userId')}::uuid
+            and s.deleted_at is null
             and not (${sql.placeholder('premiumModelIds')}::jsonb ? ${effectiveModel(sql`s.model_id`)})
           on conflict do nothing
           returning *`,
@@ -94,7 +108,13 @@ export function createChatSendRepo(db: Db) {
     .from(chatSessions)
     .innerJoin(users, eq(users.id, chatSessions.userId))
     .leftJoin(roles, visibleChatRole)
-    .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
+    .where(
+      and(
+        eq(chatSessions.id, sql.placeholder('sessionId')),
+        eq(chatSessions.userId, sql.placeholder('userId')),
+        liveSession,
+      ),
+    )
     .limit(1)
     .prepare('chat_send_free')
   // A page of messages for the reader, the owner check and the count in one round trip.
@@ -177,6 +197,7 @@ export function createChatSendRepo(db: Db) {
       status: ph('status'),
       modelId: ph('modelId'),
       diamondsSpent: ph('diamondsSpent'),
+      speakerRoleId: sql`${ph('speakerRoleId')}::bigint`,
       swipeId: sql`(select swipe_id from ids)`,
       swipeIndex: 0,
       swipeCount: 1,
@@ -265,7 +286,7 @@ export function createChatSendRepo(db: Db) {
       withinTransaction?: (tx: Tx, swipeId: number) => Promise<unknown>,
     ): Promise<ChatMessageRow> {
       if (reply.messageId === null && !withinTransaction) {
-        const [row] = await storeNewReplyQuery.execute(reply)
+        const [row] = await storeNewReplyQuery.execute({ ...reply, speakerRoleId: reply.speakerRoleId ?? null })
         if (!row) throw new Error('reply was not stored')
         return row
       }
@@ -290,7 +311,12 @@ export function createChatSendRepo(db: Db) {
         if (messageId === null) {
           const [created] = await tx
             .insert(chatMessages)
-            .values({ sessionId: reply.sessionId, author: 'assistant', ...fields })
+            .values({
+              sessionId: reply.sessionId,
+              author: 'assistant',
+              speakerRoleId: reply.speakerRoleId ?? null,
+              ...fields,
+            })
             .returning({ id: chatMessages.id })
           if (!created) throw new Error('reply was not stored')
           messageId = created.id

@@ -6,6 +6,8 @@ import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db
 import { roles } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
 import {
+  hasUserMessage,
+  liveSession,
   type MessageJson,
   messageFromJson,
   messageJson,
@@ -34,7 +36,13 @@ export function createChatSessionsRepo(db: Db) {
           ) m)`,
       })
       .from(chatSessions)
-      .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), eq(chatSessions.userId, sql.placeholder('userId'))))
+      .where(
+        and(
+          eq(chatSessions.id, sql.placeholder('sessionId')),
+          eq(chatSessions.userId, sql.placeholder('userId')),
+          liveSession,
+        ),
+      )
       .prepare(before ? 'chat_message_page_before' : 'chat_message_page')
   const messagePageQuery = messagePage(false)
   const messagePageBeforeQuery = messagePage(true)
@@ -51,6 +59,9 @@ export function createChatSessionsRepo(db: Db) {
           visibility: roles.visibility,
           creatorId: roles.creatorId,
           isAdult: roles.isAdult,
+          sourceLanguage: roles.sourceLanguage,
+          introduction: roles.introduction,
+          scenario: roles.scenario,
           firstMessage: roles.firstMessage,
           alternateGreetings: roles.alternateGreetings,
         })
@@ -114,29 +125,31 @@ export function createChatSessionsRepo(db: Db) {
       })
     },
 
-    /** One page of the user's sessions, most recently active first. */
+    /**
+     * One page of the user's sessions: pinned ones first, then most recently active first; deleted
+     * ones and those holding only the greeting left out (ADR 048).
+     */
     async listSessions(userId: string, offset: number, limit: number) {
       return db
         .select(sessionColumns)
         .from(chatSessions)
         .leftJoin(roles, visibleChatRole)
-        .where(eq(chatSessions.userId, userId))
-        .orderBy(sql`${chatSessions.updatedAt} desc nulls last`, sql`${chatSessions.id} desc nulls last`)
+        .where(and(eq(chatSessions.userId, userId), liveSession, hasUserMessage))
+        .orderBy(
+          sql`(${chatSessions.pinnedAt} is null)`,
+          sql`${chatSessions.updatedAt} desc nulls last`,
+          sql`${chatSessions.id} desc nulls last`,
+        )
         .limit(limit)
         .offset(offset)
     },
 
     async countSessions(userId: string): Promise<number> {
-      const [row] = await db.select({ n: count() }).from(chatSessions).where(eq(chatSessions.userId, userId))
+      const [row] = await db
+        .select({ n: count() })
+        .from(chatSessions)
+        .where(and(eq(chatSessions.userId, userId), liveSession, hasUserMessage))
       return row?.n ?? 0
-    },
-
-    async deleteSession(sessionId: string, userId: string): Promise<boolean> {
-      const deleted = await db
-        .delete(chatSessions)
-        .where(and(eq(chatSessions.id, sessionId), eq(chatSessions.userId, userId)))
-        .returning({ id: chatSessions.id })
-      return deleted.length > 0
     },
 
     /**

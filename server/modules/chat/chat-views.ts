@@ -11,6 +11,7 @@ import {
 } from '#contracts/chat.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
+import { mergeLorebooks } from '#server/modules/lorebooks/merge-lorebooks.ts'
 import type { LlmError } from '#server/modules/models/llm-client.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
@@ -26,7 +27,14 @@ export type TurnHooks = {
   /** Fires (the client gone, a stop) to end the reply early; what came is kept. */
   signal?: AbortSignal | undefined
   /** The user's message is stored (or the repeat recognised) and the model is being asked. */
-  onStart(start: { sessionId: string; userMessage: ChatMessage | null; modelId: string; replayed: boolean }): void
+  onStart(start: {
+    sessionId: string
+    userMessage: ChatMessage | null
+    modelId: string
+    replayed: boolean
+    /** In a scene (ADR 052): who writes the reply. */
+    speaker?: { id: string; name: string }
+  }): void
   onDelta(text: string): void
   /** The model's reasoning, as it streams: shown, never stored (ADR 031). */
   onReasoning?(text: string): void
@@ -91,6 +99,7 @@ export function toChatMessage(row: ChatMessageRow): ChatMessage {
     swipeCount: row.swipeCount,
     createdAt: row.createdAt.toISOString(),
     editedAt: row.editedAt?.toISOString() ?? null,
+    imported: row.imported,
   }
 }
 
@@ -107,11 +116,10 @@ export function characterOf(session: SessionView): Character {
     description: session.roleDescription ?? '',
     personality: session.rolePersonality ?? '',
     scenario: session.roleScenario ?? '',
-    introduction: session.roleIntroduction ?? '',
     exampleDialogue: session.roleExampleDialogue ?? '',
     systemPrompt: session.roleSystemPrompt ?? '',
     postHistoryInstructions: session.rolePostHistoryInstructions ?? '',
-    lorebook: session.roleCharacterBook,
+    lorebook: mergeLorebooks(session.roleCharacterBook, session.roleAttachedBooks),
   }
 }
 
@@ -188,11 +196,19 @@ export function roleOf(
   }
 }
 
-export function summaryOf(row: SessionView | Awaited<ReturnType<ChatRepo['listSessions']>>[number], adultOk: boolean) {
+/** `localName`: the character's name in the chat's language, when it has one there (ADR 039). */
+export function summaryOf(
+  row: SessionView | Awaited<ReturnType<ChatRepo['listSessions']>>[number],
+  adultOk: boolean,
+  localName?: string | null,
+) {
+  const role = roleOf(row, adultOk)
   return {
     id: row.id,
-    role: roleOf(row, adultOk),
+    role: role && localName ? { ...role, name: localName } : role,
     lastMessage: row.lastMessagePreview,
+    title: row.title,
+    pinned: row.pinnedAt !== null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   } satisfies ChatSessionSummary

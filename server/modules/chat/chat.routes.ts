@@ -38,6 +38,7 @@ import {
   updateMemoryBody,
   updateSettingsBody,
 } from '#contracts/chat-schemas.ts'
+import { CHAT_TIDY_LIMIT, deletedSessionSchema } from '#contracts/chat-tidy.ts'
 import { isLocale, LOCALE_COOKIE, type Locale } from '#contracts/locales.ts'
 import { isDatabaseUnavailable } from '#server/lib/database-errors.ts'
 import { AppError } from '#server/lib/errors.ts'
@@ -52,7 +53,7 @@ const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((value) =>
 const adultCookie = (request: FastifyRequest) => request.cookies[ADULT_COOKIE] === '1'
 
 /** Aborts when the client goes away before the answer is complete (closed tab, stop button, timeout). */
-function disconnectSignal(reply: FastifyReply): AbortSignal {
+export function disconnectSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController()
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort()
@@ -66,7 +67,7 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
  * is open keeps proxies from closing a stream that waits for a slow model, and tells the browser
  * the server is still there (it gives up after CHAT_STREAM_IDLE_LIMIT_MS of silence, ADR 032).
  */
-function openEventStream(reply: FastifyReply, keepAliveMs: number) {
+export function openEventStream(reply: FastifyReply, keepAliveMs: number) {
   reply.hijack()
   const raw = reply.raw
   const headers: Record<string, string> = {}
@@ -98,7 +99,7 @@ function openEventStream(reply: FastifyReply, keepAliveMs: number) {
 type Turn = (hooks: TurnHooks) => Promise<TurnOutcome>
 
 /** Runs a turn for a JSON caller: the stored reply, or the failure as an error envelope. */
-async function answerJson(reply: FastifyReply, turn: Turn) {
+export async function answerJson(reply: FastifyReply, turn: Turn) {
   const outcome = await turn({ signal: disconnectSignal(reply), onStart() {}, onDelta() {} })
   if (outcome.kind === 'failed') throw outcome.error
   if (outcome.kind === 'stopped' && !outcome.result) {
@@ -115,7 +116,7 @@ async function answerJson(reply: FastifyReply, turn: Turn) {
  * Runs a turn as server-sent events. Until the user's message is stored, a refusal is an ordinary
  * JSON error; from then on everything, failures included, is an event of the stream.
  */
-async function answerStream(request: FastifyRequest, reply: FastifyReply, keepAliveMs: number, turn: Turn) {
+export async function answerStream(request: FastifyRequest, reply: FastifyReply, keepAliveMs: number, turn: Turn) {
   let stream: ReturnType<typeof openEventStream> | undefined
   let userMessageId: number | null = null
   try {
@@ -198,7 +199,8 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       },
       async (request) => {
         await enforceLimit(kv, `chat-create:user:${userOf(request)}`, CHAT_CREATE_SESSION_LIMIT)
-        return ok(await chat.createSession(userOf(request), request.body.roleId, adultCookie(request)))
+        const { roleId, locale } = withLocale(request, request.body)
+        return ok(await chat.createSession(userOf(request), roleId, adultCookie(request), locale))
       },
     )
 
@@ -208,7 +210,8 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
         preHandler: app.requireUser,
         schema: {
           tags: ['chat'],
-          summary: "The user's chats, most recently active first",
+          summary:
+            "The user's chats: pinned first, then most recently active; chats holding only the greeting left out",
           security,
           body: optionalBody(sessionsBody),
           response: { 200: okSchema(chatSessionListSchema) },
@@ -217,7 +220,8 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
       async (request, reply) => {
         reply.header('cache-control', 'private, no-store')
         const { page, pageSize } = request.body
-        return ok(await chat.listSessions(userOf(request), page, pageSize, adultCookie(request)))
+        const { locale } = withLocale(request, request.body)
+        return ok(await chat.listSessions(userOf(request), page, pageSize, adultCookie(request), locale))
       },
     )
 
@@ -240,6 +244,7 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
           await chat.getSession(userOf(request), sessionIdOf(request), {
             chatModelId: request.body.chatModelId,
             adultCookie: adultCookie(request),
+            locale: withLocale(request, request.body).locale,
           }),
         )
       },
@@ -472,13 +477,16 @@ export function chatRoutes(chat: ChatService, kv: KeyValueStore, keepAliveMs: nu
         preHandler: app.requireUser,
         schema: {
           tags: ['chat'],
-          summary: 'Delete a chat and all its messages',
+          summary: 'Delete a chat and all its messages (restorable for 10 s by /api/chat/session/restore, ADR 048)',
           security,
           body: sessionRef,
-          response: { 200: okSchema(z.object({ deleted: z.literal(true) })) },
+          response: { 200: okSchema(deletedSessionSchema) },
         },
       },
-      async (request) => ok(await chat.deleteSession(userOf(request), request.body.sessionId)),
+      async (request) => {
+        await enforceLimit(kv, `chat-tidy:user:${userOf(request)}`, CHAT_TIDY_LIMIT)
+        return ok(await chat.deleteSession(userOf(request), request.body.sessionId))
+      },
     )
 
     app.post(

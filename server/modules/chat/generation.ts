@@ -7,12 +7,19 @@ import type { Tx } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Reservation } from '#server/modules/entitlements/entitlements.service.ts'
 import { samplingParams } from '#server/modules/models/generation-settings.ts'
-import { LlmError, opaqueUserId, reasoningOff, streamChat } from '#server/modules/models/llm-client.ts'
+import {
+  LlmError,
+  type LlmErrorKind,
+  opaqueUserId,
+  reasoningOff,
+  streamChat,
+} from '#server/modules/models/llm-client.ts'
 import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
 import { modelContext, recordContextExceeded, recordPromptUsage } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import { effectiveSettings } from '#server/modules/models/user-settings.ts'
+import { authorNoteOf } from './authors-note.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import {
   characterOf,
@@ -24,11 +31,13 @@ import {
   usageOf,
 } from './chat-views.ts'
 import { continuationMessages, createEchoStripper, joinContinuation } from './continuation.ts'
-import { type LoadedHistory, loadHistory } from './history.ts'
+import { type LoadedHistory, loadHistory, olderCharacterMessages } from './history.ts'
 import { chatLanguage } from './language.ts'
 import type { MemorySummary } from './memory-summary.ts'
 import type { ModelActivity } from './model-activity.ts'
 import { buildPrompt, contextWindow } from './prompt.ts'
+import { createNameStripper } from './scene-prompt.ts'
+import { type Scenes, sceneStops } from './scenes.ts'
 import type { Slot } from './turn-slots.ts'
 
 /** One turn, once the user may take it: the last stages of the send path (docs/architecture.md). */
@@ -52,12 +61,16 @@ export type Turn = {
   continuing: ChatMessageRow | null
   /** The interface's language of the request (the client's, else the `lang` cookie); null: not known. */
   locale: Locale | null
+  /** In a scene (ADR 052): the member asked to answer (public id); null: the scene's mode chooses. */
+  speaker: string | null
 }
 
 export type GenerationDeps = {
-  repo: Pick<ChatRepo, 'recentMessages' | 'storeReply' | 'extendReply'>
+  repo: Pick<ChatRepo, 'recentMessages' | 'countCharacterMessagesBefore' | 'storeReply' | 'extendReply'>
   diamonds: Pick<DiamondsService, 'balanceOf'>
   memory: Pick<MemorySummary, 'schedule'>
+  /** Group scenes (ADR 052): who speaks and the prompt that makes the reply theirs. */
+  scenes?: Pick<Scenes, 'castFor'> | undefined
   /** Replies being written per model endpoint: summaries there give way (ADR 034). */
   activity?: Pick<ModelActivity, 'replyStarted'> | undefined
   /** Cap on each model call (LLM_TIMEOUT_MS), a safety net. */
@@ -67,7 +80,15 @@ export type GenerationDeps = {
   log: (info: Record<string, unknown>, msg: string) => void
   /** A failure the operator can act on, with the provider's own reason. */
   warn?: ((info: Record<string, unknown>, msg: string) => void) | undefined
+  /**
+   * Told how each reply ended and how long its first token took (ms, null when none came), for the
+   * console's daily figures (ADR 057); must not throw or wait.
+   */
+  recordReply?: ((modelId: string, outcome: ReplyOutcome, ttftMs: number | null) => void) | undefined
 }
+
+/** How a reply ended: stored (`ok`), stopped by its user, or the model error's kind. */
+export type ReplyOutcome = 'ok' | 'stopped' | LlmErrorKind
 
 export type StreamLimits = { firstTokenTimeoutMs: number; idleTimeoutMs: number }
 
@@ -109,22 +130,25 @@ export function createGeneration({
   diamonds,
   memory,
   activity,
+  scenes,
   timeoutMs,
   streamLimits,
   log,
   warn = log,
+  recordReply,
 }: GenerationDeps) {
   async function resultOf(
     turn: Turn,
     reply: ChatMessageRow,
     context: ContextUsage,
-    flags: { stopped: boolean; replayed: boolean },
+    flags: { stopped: boolean; replayed: boolean; speaker?: { id: string; name: string } | undefined },
   ): Promise<ChatReply> {
+    const message = toChatMessage(reply)
     return {
       content: reply.content,
       sessionId: turn.session.id,
       userMessage: turn.userMessage ? toChatMessage(turn.userMessage) : null,
-      reply: toChatMessage(reply),
+      reply: flags.speaker ? { ...message, speaker: flags.speaker } : message,
       stopped: flags.stopped,
       replayed: flags.replayed,
       diamondsSpent: flags.replayed ? 0 : reply.diamondsSpent,
@@ -148,13 +172,18 @@ export function createGeneration({
       fit.contextTokens,
       effectiveSettings(turn.model, turn.session).replyTokens,
     )
-    const { history, olderExist } = await loadHistory(repo, turn.session.id, window.budgetTokens)
+    const loadedHistory = await loadHistory(repo, turn.session.id, window.budgetTokens)
+    const { history, olderExist } = loadedHistory
+    const character = characterOf(turn.session)
     const prompt = buildPrompt({
-      character: characterOf(turn.session),
+      character,
       userName: turn.session.username,
+      persona: turn.session.personaDescription,
+      authorNote: authorNoteOf(turn.session),
       memoryNote: turn.session.memoryNote,
       history,
       olderExist,
+      olderCharacterMessages: await olderCharacterMessages(repo, turn.session.id, loadedHistory, character.lorebook),
       budgetTokens: window.budgetTokens,
       promptStyle: turn.model.promptStyle,
       language: chatLanguage(turn.session.language, turn.locale),
@@ -189,19 +218,35 @@ export function createGeneration({
     // The chat's temperature and reply length, clamped to this model's bounds now (ADR 033).
     const settings = effectiveSettings(model, session)
     const window = contextWindow(plan.memoryK, fit.contextTokens, settings.replyTokens)
-    const character = characterOf(session)
     const { continuing } = turn
     const read =
       loaded ??
       (await loadHistory(repo, session.id, window.budgetTokens, continuing ? undefined : (turn.targetId ?? undefined)))
     const { olderExist } = read
     // Continue: the prompt without the reply it extends, which goes last as the model's own turn.
-    const history = continuing ? read.history.filter((m) => m.id !== continuing.id) : read.history
+    const told = continuing ? read.history.filter((m) => m.id !== continuing.id) : read.history
+    // A scene (ADR 052): the reply is its speaker's, with its own card and the others' lines named.
+    const cast = await scenes?.castFor({
+      session,
+      history: told,
+      requested: turn.speaker,
+      keepOf: continuing
+        ? { speakerRoleId: continuing.speakerRoleId }
+        : turn.targetId !== null
+          ? { messageId: turn.targetId }
+          : null,
+    })
+    const character = cast?.character ?? characterOf(session)
+    const history = cast?.history ?? told
     const promptInput = {
+      sceneNote: cast?.note,
       character,
       userName: session.username,
+      persona: session.personaDescription,
+      authorNote: authorNoteOf(session),
       memoryNote: session.memoryNote,
       olderExist,
+      olderCharacterMessages: await olderCharacterMessages(repo, session.id, read, character.lorebook),
       budgetTokens: window.budgetTokens - (continuing?.tokens ?? 0),
       promptStyle: model.promptStyle,
       language: chatLanguage(session.language, turn.locale),
@@ -211,6 +256,9 @@ export function createGeneration({
     let reasoned = false
     /** Our count of the prompt last sent: the server's count of it corrects ours (ADR 030). */
     let sentTokens = 0
+    const sampling = samplingParams(model, { user: session.username, char: character.name })
+    const stop = cast ? sceneStops(sampling.stop, cast.stops) : sampling.stop
+    if (stop) sampling.stop = stop
     const ask = (built: typeof prompt) => {
       sentTokens = built.usedTokens + (continuing?.tokens ?? 0)
       return streamChat({
@@ -222,12 +270,13 @@ export function createGeneration({
         user: opaqueUserId(turn.userId),
         // The operator's generation settings and stop strings for this chat's names (MODELS_FILE).
         extraBody: {
-          ...samplingParams(model, { user: session.username, char: character.name }),
+          ...sampling,
           ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
           ...reasoningFields(model),
         },
         // Shown while it streams, stored nowhere (ADR 031).
         onReasoning: (text) => {
+          firstTokenAt ??= performance.now()
           reasoned ||= text.trim() !== ''
           hooks.onReasoning?.(text)
         },
@@ -235,6 +284,11 @@ export function createGeneration({
     }
     // The model is asked first and the start event written while the request travels: the time to
     // the first token does not wait for it.
+    const askedAt = performance.now()
+    /** When the first token (text or reasoning) came: the time to first token of ADR 057. */
+    let firstTokenAt: number | undefined
+    const ended = (outcome: ReplyOutcome) =>
+      recordReply?.(model.id, outcome, firstTokenAt === undefined ? null : firstTokenAt - askedAt)
     let stream = ask(prompt)
     const first = stream.next()
     // Awaited below; this only keeps a failure that comes before then from counting as unhandled.
@@ -245,6 +299,7 @@ export function createGeneration({
         userMessage: turn.userMessage ? toChatMessage(turn.userMessage) : null,
         modelId: model.id,
         replayed: false,
+        ...(cast ? { speaker: cast.speaker } : {}),
       })
     } catch (error) {
       void stream.return({ finishReason: 'aborted', text: '' }).catch(() => {})
@@ -257,16 +312,20 @@ export function createGeneration({
     for (let attempt = 0, next = first; ; attempt++) {
       // llama.cpp streams a continued reply from its start: what was there already is not sent again.
       const echo = continuing ? createEchoStripper(continuing.content) : undefined
+      // A scene's reply that opens with its speaker's "Name:" loses it (not a Continue: that is mid-reply).
+      const own = cast && !continuing ? createNameStripper(cast.speaker.name) : undefined
       try {
         let step = await next
         try {
           for (; !step.done; step = await stream.next()) {
-            const piece = echo ? echo.push(step.value) : step.value
+            firstTokenAt ??= performance.now()
+            const echoed = echo ? echo.push(step.value) : step.value
+            const piece = own ? own.push(echoed) : echoed
             if (!piece) continue
             text += piece
             hooks.onDelta(piece)
           }
-          const rest = echo?.flush()
+          const rest = own ? own.push(echo?.flush() ?? '') + own.flush() : echo?.flush()
           if (rest) {
             text += rest
             hooks.onDelta(rest)
@@ -315,6 +374,7 @@ export function createGeneration({
       tokens: countTokens(text),
       modelId: model.id,
       requestId: turn.requestId,
+      speakerRoleId: cast?.speakerRoleId ?? null,
     }
     const userMessageId = turn.userMessage?.id ?? null
     /** Stores the reply, or (Continue) what came appended to the reply it extends. */
@@ -389,19 +449,23 @@ export function createGeneration({
       const result = await resultOf(turn, reply, usageOf(next, model, plan, window), {
         stopped: false,
         replayed: false,
+        speaker: cast?.speaker,
       })
+      ended('ok')
       return { kind: 'done', result }
     }
 
     const stored = text.trim() ? await store('interrupted', 0) : null
-    const reply = stored ? toChatMessage(stored) : null
+    const reply = stored ? { ...toChatMessage(stored), ...(cast ? { speaker: cast.speaker } : {}) } : null
     const reason = slot.reason()
     if (failure.kind === 'aborted' && reason !== 'shutdown') {
+      ended('stopped')
       if (!stored) return { kind: 'stopped', result: null, reply: null }
       const next = buildPrompt({ ...promptInput, history: [...history, toHistory(stored)] })
       const result = await resultOf(turn, stored, usageOf(next, model, plan, window), {
         stopped: true,
         replayed: false,
+        speaker: cast?.speaker,
       })
       return { kind: 'stopped', result, reply }
     }
@@ -423,6 +487,7 @@ export function createGeneration({
     if ((failure.kind === 'provider' || failure.reason === 'reasoning_only') && !shutdown) {
       warn({ ...info, status: failure.status, hint: OPERATOR_HINTS[failure.reason] }, 'chat reply failed')
     } else log(info, 'chat reply failed')
+    ended(failure.kind)
     return {
       kind: 'failed',
       error: new AppError(status, code, message, details),

@@ -1,5 +1,7 @@
+import type { Lorebook } from '#contracts/characters.ts'
 import type { ChatRepo } from './chat.repo.ts'
 import { HISTORY_PAGE, toHistory } from './chat-views.ts'
+import { countsCharacterMessages } from './lorebook.ts'
 import { type HistoryMessage, messageCost } from './prompt.ts'
 
 export type LoadedHistory = { history: HistoryMessage[]; olderExist: boolean }
@@ -31,4 +33,19 @@ export async function loadHistory(
     if (rows.length < HISTORY_PAGE || !last) return { history: newestFirst.reverse(), olderExist: false }
     cursor = last.id
   }
+}
+
+/**
+ * The character's messages older than the loaded ones (the prompt's `olderCharacterMessages`):
+ * counted only when older messages exist and the lorebook has entries that need the count.
+ */
+export async function olderCharacterMessages(
+  repo: Pick<ChatRepo, 'countCharacterMessagesBefore'>,
+  sessionId: string,
+  loaded: LoadedHistory,
+  book: Lorebook | null | undefined,
+): Promise<number | undefined> {
+  const oldest = loaded.history[0]
+  if (!loaded.olderExist || !oldest || !countsCharacterMessages(book)) return undefined
+  return repo.countCharacterMessagesBefore(sessionId, oldest.id)
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Lorebook } from '#contracts/characters.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
-import { activeLore, DEFAULT_SCAN_DEPTH } from './lorebook.ts'
+import { activeLore, DEFAULT_SCAN_DEPTH, noLore } from './lorebook.ts'
 
 type Entry = Lorebook['entries'][number]
 
@@ -19,8 +19,9 @@ const entry = (keys: string[], content: string, more: Partial<Entry> = {}): Entr
 
 const book = (entries: Entry[], more: Partial<Lorebook> = {}): Lorebook => ({ extensions: {}, entries, ...more })
 
-const lore = (b: Lorebook | null, messages: string[], cap = 10_000) => activeLore(b, messages, cap)
-const all = (l: ReturnType<typeof activeLore>) => [...l.before, ...l.after]
+const lore = (b: Lorebook | null, messages: string[], cap = 10_000, characterMessages?: number) =>
+  activeLore(b, { scanned: messages, capTokens: cap, characterMessages })
+const all = (l: ReturnType<typeof activeLore>) => [...Object.values(l.system).flat(), ...l.conversation]
 
 describe('lorebook activation', () => {
   const harbour = entry(['harbour', 'Port Gull'], 'Port Gull is a smugglers’ harbour under the cliffs.')
@@ -28,7 +29,7 @@ describe('lorebook activation', () => {
   it('adds an entry when one of its keys appears, ignoring case, and nothing otherwise', () => {
     expect(all(lore(book([harbour]), ['We sail for the HARBOUR at dawn.']))).toEqual([harbour.content])
     expect(all(lore(book([harbour]), ['Have you been to port gull?']))).toEqual([harbour.content])
-    expect(lore(book([harbour]), ['We stay inland.'])).toEqual({ before: [], after: [], tokens: 0 })
+    expect(lore(book([harbour]), ['We stay inland.'])).toEqual(noLore())
     expect(lore(null, ['harbour']).tokens).toBe(0)
   })
 
@@ -81,11 +82,29 @@ describe('lorebook activation', () => {
     const costOf = (e: Entry) => countTokens(e.content) + 1
     const fits = costOf(b) + costOf(c)
     const result = lore(book([a, b, c], { tokenBudget: fits }), ['A storm is coming'])
-    expect(result.before).toEqual([c.content])
-    expect(result.after).toEqual([b.content])
+    expect(result.system.before_desc).toEqual([c.content])
+    expect(result.system.after_char).toEqual([b.content])
     expect(result.tokens).toBe(fits)
     // The caller's cap wins over a larger book budget.
     expect(all(lore(book([a, b, c], { tokenBudget: 100_000 }), ['storm'], costOf(b)))).toEqual([b.content])
+  })
+
+  it('takes constant entries first, then the matched ones by priority, then the highest insertion order', () => {
+    const costOf = (e: Entry) => countTokens(e.content) + 1
+    const rule = entry([], 'Rule: the tide turns at noon.', { constant: true, insertionOrder: 1 })
+    const loud = entry(['storm'], 'Loud: thunder rolls over the bay.', { priority: 9, insertionOrder: 1 })
+    const low = entry(['storm'], 'Low: the gulls fly inland.', { insertionOrder: 1 })
+    const high = entry(['storm'], 'High: the keeper lights the lamp.', { insertionOrder: 50 })
+    const entries = [low, high, loud, rule]
+    // Room for the constant entry and one more: the constant one wins over a higher priority.
+    expect(all(lore(book(entries), ['storm'], costOf(rule) + costOf(loud)))).toEqual([loud.content, rule.content])
+    expect(all(lore(book(entries), ['storm'], costOf(rule)))).toEqual([rule.content])
+    // Same priority: the higher insertion order stays (V3 spec: the lowest go first)...
+    const three = costOf(rule) + costOf(loud) + costOf(high)
+    expect(all(lore(book(entries), ['storm'], three)).sort()).toEqual([rule.content, loud.content, high.content].sort())
+    // ...and the prompt lists them in insertion order, lowest first.
+    const everything = lore(book(entries), ['storm'])
+    expect(everything.system.after_char).toEqual([low.content, loud.content, rule.content, high.content])
   })
 
   it('never exceeds its budget, whatever the entries and text', () => {
@@ -116,5 +135,100 @@ describe('lorebook activation', () => {
       ),
       { numRuns: 200 },
     )
+  })
+})
+
+describe('V3 decorators', () => {
+  const e = (content: string, more: Partial<Entry> = {}) => entry(['storm'], content, more)
+
+  it('never lets a decorator line reach the model, understood or not', () => {
+    const raw =
+      '@@depth 0\n@@risu_only 4\n@@@activate_only_after 0\n@@role system\n\nThe storm wall.\n@@ignore_on_max_context\nIt never moves.'
+    const result = lore(book([e(raw)]), ['storm'])
+    expect(all(result)).toEqual(['The storm wall.\n\nIt never moves.'])
+    expect(JSON.stringify(result)).not.toContain('@@')
+    // An entry that is only decorators adds nothing.
+    expect(all(lore(book([e('@@depth 2\n@@position after_desc')]), ['storm']))).toEqual([])
+  })
+
+  it('@@dont_activate: never, even when constant or matched; @@activate: always, keys or not', () => {
+    expect(all(lore(book([e('@@dont_activate\nHidden.')]), ['storm']))).toEqual([])
+    expect(all(lore(book([e('@@dont_activate\nHidden.', { constant: true })]), ['storm']))).toEqual([])
+    expect(all(lore(book([e('@@activate\nShown.')]), ['calm seas']))).toEqual(['Shown.'])
+    expect(all(lore(book([e('@@dont_activate\n@@activate\nShown.')]), ['calm']))).toEqual(['Shown.'])
+  })
+
+  it('@@activate_only_after N: only once the character has written N messages', () => {
+    const late = e('@@activate_only_after 3\nThe second act.', { constant: true })
+    expect(all(lore(book([late]), ['storm'], 10_000, 2))).toEqual([])
+    expect(all(lore(book([late]), ['storm'], 10_000, 3))).toEqual(['The second act.'])
+    expect(all(lore(book([late]), ['storm'], 10_000, 9))).toEqual(['The second act.'])
+    // Keys still count.
+    expect(all(lore(book([{ ...late, constant: false }]), ['calm'], 10_000, 5))).toEqual([])
+    // A count nobody knows: the decorator is ignored (V3 spec).
+    expect(all(lore(book([late]), ['storm']))).toEqual(['The second act.'])
+  })
+
+  it('@@activate_only_every N: only when the count of the character’s messages is a multiple of N', () => {
+    const every = e('@@activate_only_every 3\nA bell rings.', { constant: true })
+    const at = (n: number) => all(lore(book([every]), ['hello'], 10_000, n)).length
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map(at)).toEqual([1, 0, 0, 1, 0, 0, 1, 0])
+    // 0 is no valid value: ignored, the entry behaves as if it had none.
+    expect(
+      all(lore(book([e('@@activate_only_every 0\nA bell rings.', { constant: true })]), ['x'], 10_000, 1)),
+    ).toEqual(['A bell rings.'])
+  })
+
+  it('@@depth N: after the conversation, deepest first; deeper than the conversation: in the system prompt', () => {
+    const d0 = e('@@depth 0\nStatus window.', { insertionOrder: 5 })
+    const d2 = e('@@depth 2\nEconomy rules.', { insertionOrder: 9 })
+    const plain = e('Plain lore.')
+    const result = lore(book([d0, plain, d2]), ['one', 'two', 'storm'])
+    expect(result.conversation).toEqual(['Economy rules.', 'Status window.'])
+    expect(result.system.after_char).toEqual(['Plain lore.'])
+    const short = lore(book([d0, e('@@depth 7\nToo deep.')]), ['storm'])
+    expect(short.conversation).toEqual(['Status window.'])
+    expect(short.system.after_char).toEqual(['Too deep.'])
+  })
+
+  it('@@position: before_desc, after_desc, personality, scenario; unknown values fall back to the entry', () => {
+    const places = ['before_desc', 'after_desc', 'personality', 'scenario'] as const
+    const result = lore(
+      book([
+        ...places.map((p) => e(`@@position ${p}\nAt ${p}.`)),
+        e('@@position pt_custom\nNowhere special.', { position: 'before_char' }),
+        // @@position wins over @@depth.
+        e('@@depth 0\n@@position scenario\nScenario, not depth.'),
+      ]),
+      ['storm'],
+    )
+    expect(result.system.before_desc).toEqual(['At before_desc.', 'Nowhere special.'])
+    expect(result.system.after_desc).toEqual(['At after_desc.'])
+    expect(result.system.personality).toEqual(['At personality.'])
+    expect(result.system.scenario).toEqual(['At scenario.', 'Scenario, not depth.'])
+    expect(result.conversation).toEqual([])
+  })
+
+  it('uses a fallback (@@@) when the decorator before it is not understood, and only then', () => {
+    const fallback = e('@@risu_only_thing 4\n@@@dont_activate\nHidden.')
+    expect(all(lore(book([fallback]), ['storm']))).toEqual([])
+    const understood = e('@@depth 0\n@@@dont_activate\nShown late.')
+    expect(lore(book([understood]), ['storm']).conversation).toEqual(['Shown late.'])
+    // Chains of fallbacks are read top to bottom; a bad value counts as not understood.
+    const chain = e('@@agn_only 1\n@@@depth nope\n@@@position after_desc\n@@@dont_activate\nAfter desc.')
+    expect(lore(book([chain]), ['storm']).system.after_desc).toEqual(['After desc.'])
+  })
+
+  it('@@scan_depth, @@additional_keys and @@exclude_keys narrow the match', () => {
+    const near = e('@@scan_depth 1\nNear.')
+    expect(all(lore(book([near]), ['storm', 'calm']))).toEqual([])
+    expect(all(lore(book([near]), ['calm', 'storm']))).toEqual(['Near.'])
+    const both = e('@@additional_keys lighthouse, lamp\nBoth.')
+    expect(all(lore(book([both]), ['storm']))).toEqual([])
+    expect(all(lore(book([both]), ['storm at the lighthouse']))).toEqual(['Both.'])
+    const not = e('@@exclude_keys calm\n@@exclude_keys harbour\nNot in harbour.')
+    expect(all(lore(book([not]), ['storm']))).toEqual(['Not in harbour.'])
+    expect(all(lore(book([not]), ['storm in the harbour']))).toEqual([])
+    expect(all(lore(book([not]), ['storm then calm']))).toEqual([])
   })
 })

@@ -36,6 +36,8 @@ const GIVE_UP_FAILURES = JOB_KINDS['chat-summary'].maxAttempts
 type Log = (info: Record<string, unknown>, msg: string) => void
 
 export type MemorySummaryDeps = {
+  /** A scene's speakers by name (ADR 052): the summary says who said what. */
+  speakerNames?: ((roleIds: readonly number[]) => Promise<{ id: number; name: string }[]>) | undefined
   repo: Pick<
     ChatRepo,
     'findSession' | 'memoryOf' | 'messagesBetween' | 'writeMemory' | 'recordSummaryFailure' | 'clearSummaryFailures'
@@ -86,7 +88,7 @@ export function memoryView(session: SessionView): ChatSessionDetail['memory'] {
  * failures kept on the session for the memory panel.
  */
 export function createMemorySummary(deps: MemorySummaryDeps) {
-  const { repo, summaryModel, jobs, slots, activity, timeoutMs, log } = deps
+  const { repo, summaryModel, jobs, slots, activity, timeoutMs, log, speakerNames } = deps
   const warn = deps.warn ?? log
   const deferMs = deps.deferMs ?? SUMMARY_DEFER_MS
   const keyOf = (sessionId: string) => `summary:${sessionId}`
@@ -137,12 +139,14 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
     rows: SummaryRequest['covered'],
     signal: AbortSignal,
     queuedLanguage: Locale | null,
+    sceneNames: readonly string[],
   ) {
     // The chat's own language now, else the one its replies were written in when the job was queued.
     const names = {
       characterName: session.roleName ?? '',
       userName: session.username,
       language: chatLanguage(session.language, queuedLanguage),
+      sceneNames,
     }
     const sample = rows[0]?.content ?? ''
     for (let attempt = 0, share = 1; ; attempt++, share *= LENGTH_RETRY_SHARE) {
@@ -181,9 +185,17 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
     for (let round = 0; round < SUMMARY_ROUNDS; round++) {
       const memory = await repo.memoryOf(session.id)
       if (!memory) return
-      const rows = (await repo.messagesBetween(session.id, memory.throughId, keptFromId, HISTORY_PAGE)).map(toHistory)
+      const found = await repo.messagesBetween(session.id, memory.throughId, keptFromId, HISTORY_PAGE)
+      const speakerIds = [...new Set(found.flatMap((r) => (r.speakerRoleId === null ? [] : [r.speakerRoleId])))]
+      const names = new Map(
+        speakerIds.length > 0 && speakerNames ? (await speakerNames(speakerIds)).map((n) => [n.id, n.name]) : [],
+      )
+      const rows = found.map((r) => {
+        const speaker = r.speakerRoleId === null ? undefined : names.get(r.speakerRoleId)
+        return speaker ? { ...toHistory(r), speaker } : toHistory(r)
+      })
       if (rows.length === 0) return
-      const { text, covered } = await summaryOf(session, memory.note, rows, signal, language)
+      const { text, covered } = await summaryOf(session, memory.note, rows, signal, language, [...names.values()])
       const last = covered.at(-1)
       const note = Array.from(text.trim()).slice(0, MEMORY_NOTE_MAX_LENGTH).join('')
       if (!note || !last) throw new LlmError('invalid', 'The model sent an empty summary')

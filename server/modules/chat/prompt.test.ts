@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { Lorebook } from '#contracts/characters.ts'
 import { countMessageTokens, countTokens } from '#server/modules/models/tokens.ts'
 import { CONTINUE_TURN, INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN, shapeMessages } from './message-shaping.ts'
 import {
@@ -17,7 +18,6 @@ const character: Character = {
   description: '{{char}} captains the Gull.',
   personality: 'Bold.',
   scenario: '{{user}} stowed away on <BOT>’s ship.',
-  introduction: 'A captain of the northern seas.',
   exampleDialogue: '{{user}}: Who are you?\n{{char}}: Your captain.',
 }
 
@@ -126,20 +126,29 @@ describe('buildPrompt', () => {
     expect(prompt.included.map((m) => m.id)).toEqual([3])
   })
 
-  it('keeps the system prompt within half the budget: examples go, then the introduction, then it is cut', () => {
-    const long = { ...character, exampleDialogue: 'example '.repeat(2000), introduction: 'intro '.repeat(2000) }
+  it('keeps the system prompt within half the budget: examples go, then the longest texts are shortened', () => {
+    const long = { ...character, exampleDialogue: 'example '.repeat(4000) }
     const mid = buildPrompt({ ...base, character: long, history: conversation(2), budgetTokens: 6000 })
     const midSystem = String(mid.messages[0]?.content)
     expect(midSystem).not.toContain('example example')
-    expect(midSystem).toContain('intro intro')
-    const small = buildPrompt({ ...base, character: long, history: conversation(2), budgetTokens: 1000 })
-    const smallSystem = String(small.messages[0]?.content)
-    expect(smallSystem).not.toContain('intro intro')
-    expect(smallSystem).toContain('captains the Gull')
+    expect(midSystem).toContain('Aria captains the Gull.')
     const huge = { ...character, description: 'lore '.repeat(5000) }
     const cut = buildPrompt({ ...base, character: huge, history: conversation(2), budgetTokens: 1000 })
+    const cutSystem = String(cut.messages[0]?.content)
     expect(countMessageTokens([cut.messages[0] as { role: string; content: string }]) - 3).toBeLessThanOrEqual(500)
+    // The long description is cut; the short personality and scenario stay whole, and so does the opening.
+    expect(cutSystem).toContain('lore lore')
+    expect(cutSystem).toContain('## Personality\nBold.')
+    expect(cutSystem).toContain('Sam stowed away on Aria’s ship.')
+    expect(cutSystem.startsWith('You are Aria')).toBe(true)
     expect(cut.included.length).toBeGreaterThan(0)
+  })
+
+  it('never sends the introduction (creator notes), whatever the room', () => {
+    const withNotes = { ...character, introduction: 'Creator notes: for people only.' } as Character
+    const prompt = buildPrompt({ ...base, character: withNotes, history: conversation(4), budgetTokens: 100_000 })
+    expect(JSON.stringify(prompt.messages)).not.toContain('Creator notes')
+    expect(JSON.stringify(prompt.messages)).not.toContain('Introduction')
   })
 
   it("uses the card's own system prompt ({{original}} keeps ours) and post-history instructions, counted", () => {
@@ -185,58 +194,113 @@ describe('buildPrompt', () => {
     expect(anywhere.usedTokens).toBe(countMessageTokens(anywhere.messages))
   })
 
-  it('adds the lore whose keys appear in the conversation, counted, and drops it before cutting the text', () => {
-    const lorebook = {
+  const loreEntry = (keys: string[], content: string, more: Partial<Lorebook['entries'][number]> = {}) => ({
+    keys,
+    secondaryKeys: [],
+    content,
+    enabled: true,
+    insertionOrder: 1,
+    useRegex: false,
+    extensions: {},
+    ...more,
+  })
+
+  it('adds the lore whose keys appear in the conversation, counted, and shortens the description before dropping it', () => {
+    const lorebook: Lorebook = {
       extensions: {},
       entries: [
-        {
-          keys: ['spray'],
-          secondaryKeys: [],
-          content: 'Sea spray burns the eyes of {{user}}.',
-          enabled: true,
-          insertionOrder: 1,
-          useRegex: false,
-          extensions: {},
-        },
-        {
-          keys: ['kraken'],
-          secondaryKeys: [],
-          content: 'The kraken sleeps.',
-          enabled: true,
-          insertionOrder: 2,
-          useRegex: false,
-          extensions: {},
-        },
+        loreEntry(['spray'], 'Sea spray burns the eyes of {{user}}.'),
+        loreEntry(['kraken'], 'The kraken sleeps.', { insertionOrder: 2 }),
+        loreEntry([], 'It is always winter on the Gull.', { constant: true }),
       ],
     }
     const history = conversation(4)
     const prompt = buildPrompt({ ...base, character: { ...character, lorebook }, history, budgetTokens: 30_000 })
     const system = String(prompt.messages[0]?.content)
-    expect(system).toContain('## Lore\nSea spray burns the eyes of Sam.')
+    expect(system).toContain('## Lore\nSea spray burns the eyes of Sam.\n\nIt is always winter on the Gull.')
     expect(system).not.toContain('kraken')
     expect(prompt.usedTokens).toBe(countMessageTokens(prompt.messages))
 
-    // A description that fits in half of 1000 tokens alone, but not with the lore (nor examples or introduction).
-    const systemTokens = (n: number, withLore: boolean) =>
-      countMessageTokens([
-        {
-          role: 'system',
-          content: systemPromptOf(
-            { ...character, description: 'tale '.repeat(n) },
-            'Sam',
-            '',
-            { examples: false, introduction: false, lore: withLore },
-            { before: [], after: ['Sea spray burns the eyes of Sam.'], tokens: 0 },
-          ),
-        },
-      ]) - 3
-    let n = 100
-    while (systemTokens(n + 1, false) <= 500) n++
-    expect(systemTokens(n, true)).toBeGreaterThan(500)
-    const big = { ...character, description: 'tale '.repeat(n), lorebook }
+    // A description that fills half of 1000 tokens alone: it is shortened, the lore stays.
+    const big = { ...character, description: 'tale '.repeat(2000), lorebook }
     const tight = buildPrompt({ ...base, character: big, history, budgetTokens: 1000 })
-    expect(String(tight.messages[0]?.content)).not.toContain('Sea spray')
-    expect(String(tight.messages[0]?.content)).toContain('tale tale')
+    const tightSystem = String(tight.messages[0]?.content)
+    expect(tightSystem).toContain('Sea spray burns the eyes of Sam.')
+    expect(tightSystem).toContain('It is always winter on the Gull.')
+    expect(tightSystem).toContain('tale tale')
+    expect(countMessageTokens([tight.messages[0] as { role: string; content: string }]) - 3).toBeLessThanOrEqual(500)
+    expect(tight.usedTokens).toBeLessThanOrEqual(1000)
+  })
+
+  it('places decorated lore: @@position in its section, @@depth after the conversation, counted', () => {
+    const lorebook: Lorebook = {
+      extensions: {},
+      entries: [
+        loreEntry(['spray'], '@@position before_desc\nThe Gull is a brig.'),
+        loreEntry(['spray'], '@@position after_desc\n{{char}} has one eye.'),
+        loreEntry(['spray'], '@@position personality\nShe hums when angry.'),
+        loreEntry(['spray'], '@@position scenario\nA storm is near.'),
+        loreEntry(['spray'], '@@depth 0\n@@role system\nEnd every reply with the ship’s log.'),
+        loreEntry(['spray'], '@@risu_only 1\n@@@dont_activate\nNever sent.'),
+      ],
+    }
+    const history = conversation(4)
+    const input = { ...base, character: { ...character, lorebook }, history, budgetTokens: 30_000 }
+    const prompt = buildPrompt(input)
+    const system = String(prompt.messages[0]?.content)
+    expect(system).toContain(
+      '## World and lore\nThe Gull is a brig.\n\n## Aria\nAria captains the Gull.\n\nAria has one eye.',
+    )
+    expect(system).toContain('## Personality\nBold.\n\nShe hums when angry.')
+    expect(system).toContain('## Scenario\nSam stowed away on Aria’s ship.\n\nA storm is near.')
+    expect(system).not.toContain('ship’s log')
+    expect(JSON.stringify(prompt.messages)).not.toMatch(/@@|Never sent/)
+    // Strict: in the delimited block that closes the last user turn; counted.
+    expect(String(prompt.messages.at(-1)?.content)).toContain(
+      `${INSTRUCTIONS_OPEN}\nEnd every reply with the ship’s log.\n${INSTRUCTIONS_CLOSE}`,
+    )
+    expect(prompt.usedTokens).toBe(countMessageTokens(prompt.messages))
+    // Before the card's post-history instructions; a last system message where the template allows it.
+    const anywhere = buildPrompt({
+      ...input,
+      character: { ...input.character, postHistoryInstructions: 'Keep it short.' },
+      promptStyle: 'system-anywhere',
+    })
+    expect(anywhere.messages.at(-1)).toEqual({
+      role: 'system',
+      content: 'End every reply with the ship’s log.\n\nKeep it short.',
+    })
+    expect(anywhere.usedTokens).toBe(countMessageTokens(anywhere.messages))
+    // A character with no personality has no personality section: the entry goes with the other lore.
+    const plain = buildPrompt({ ...input, character: { ...input.character, personality: '' } })
+    expect(String(plain.messages[0]?.content)).toContain('## Lore\nShe hums when angry.')
+  })
+
+  it('counts the character’s messages for @@activate_only_after and @@activate_only_every', () => {
+    const lorebook: Lorebook = {
+      extensions: {},
+      entries: [
+        loreEntry([], '@@activate_only_after 2\nThe second act.', { constant: true }),
+        loreEntry([], '@@activate_only_every 2\nA bell rings.', { constant: true }),
+      ],
+    }
+    const systemOf = (history: HistoryMessage[], more: object = {}) =>
+      String(
+        buildPrompt({ ...base, character: { ...character, lorebook }, history, budgetTokens: 30_000, ...more })
+          .messages[0]?.content,
+      )
+    // conversation(n): user, assistant, user... so n messages hold floor(n / 2) of the character's.
+    expect(systemOf(conversation(3))).not.toContain('The second act.')
+    expect(systemOf(conversation(3))).not.toContain('A bell rings.')
+    expect(systemOf(conversation(5))).toContain('The second act.')
+    expect(systemOf(conversation(5))).toContain('A bell rings.')
+    expect(systemOf(conversation(7))).not.toContain('A bell rings.')
+    // Older messages not loaded: the caller's count of them adds to those loaded.
+    expect(systemOf(conversation(3), { olderExist: true, olderCharacterMessages: 0 })).not.toContain('The second act.')
+    expect(systemOf(conversation(3), { olderExist: true, olderCharacterMessages: 1 })).toContain('The second act.')
+    expect(systemOf(conversation(3), { olderExist: true, olderCharacterMessages: 2 })).not.toContain('A bell rings.')
+    // Older messages not loaded and no count given: the count is unknown, the decorators are ignored.
+    expect(systemOf(conversation(3), { olderExist: true })).toContain('The second act.')
   })
 
   it('puts the memory note in the system prompt and counts it', () => {
@@ -245,6 +309,34 @@ describe('buildPrompt', () => {
     const withNote = buildPrompt({ ...base, history, budgetTokens: 3000, memoryNote: 'note '.repeat(300) })
     expect(String(withNote.messages[0]?.content)).toContain('note note')
     expect(withNote.included.length).toBeLessThan(without.included.length)
+  })
+
+  it("puts the persona's description in its own {{user}} section, macros filled in, counted", () => {
+    const history = conversation(200)
+    const persona = '{{user}} is a stowaway who fears {{char}}. '.repeat(20).trim()
+    const without = buildPrompt({ ...base, history, budgetTokens: 3000 })
+    const withPersona = buildPrompt({ ...base, history, budgetTokens: 3000, persona })
+    const system = String(withPersona.messages[0]?.content)
+    expect(system).toContain('## Sam\nSam is a stowaway who fears Aria.')
+    // After the character's sections, before the memory note.
+    const noted = String(
+      buildPrompt({ ...base, history, budgetTokens: 3000, persona, memoryNote: 'A note.' }).messages[0]?.content,
+    )
+    expect(noted.indexOf('## Scenario')).toBeLessThan(noted.indexOf('## Sam'))
+    expect(noted.indexOf('## Sam')).toBeLessThan(noted.indexOf('A note.'))
+    expect(withPersona.included.length).toBeLessThan(without.included.length)
+    // No description, no section.
+    expect(String(without.messages[0]?.content)).not.toContain('## Sam')
+  })
+
+  it("shortens a long persona description with the character's texts, longest first", () => {
+    const persona = 'scar '.repeat(3000)
+    const cut = buildPrompt({ ...base, persona, history: conversation(2), budgetTokens: 1000 })
+    const system = String(cut.messages[0]?.content)
+    expect(countMessageTokens([cut.messages[0] as { role: string; content: string }]) - 3).toBeLessThanOrEqual(500)
+    expect(system).toContain('## Sam\nscar scar')
+    expect(system).toContain('Aria captains the Gull.')
+    expect(system).toContain('## Personality\nBold.')
   })
 })
 

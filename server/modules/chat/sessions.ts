@@ -1,26 +1,32 @@
 import type { ChatSessionDetail, ChatSessionList, ChatSettings } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { modelContext } from '#server/modules/models/model-server-info.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
 import { effectiveSettings, refusalOf, userBoundsOf } from '#server/modules/models/user-settings.ts'
+import type { RoleTextsService } from '#server/modules/role-texts/role-texts.service.ts'
+import { authorNoteOf } from './authors-note.ts'
 import type { ChatRepo, SessionView } from './chat.repo.ts'
 import { characterOf, invalidSession, summaryOf, toChatMessage, UUID, usageOf } from './chat-views.ts'
-import { loadHistory } from './history.ts'
+import { loadHistory, olderCharacterMessages } from './history.ts'
+import { chatLanguage } from './language.ts'
 import { memoryView } from './memory-summary.ts'
+import type { PersonasService } from './personas/personas.service.ts'
 import { buildPrompt, contextWindow, replaceMacros } from './prompt.ts'
-import type { TurnSlots } from './turn-slots.ts'
 
 export type ChatSessionsDeps = {
   repo: ChatRepo
   entitlements: Pick<Entitlements, 'planOf' | 'modelFor'>
   catalogue: Pick<CatalogueService, 'adultConfirmed'>
-  slots: Pick<TurnSlots, 'stopAndWait'>
+  texts: Pick<RoleTextsService, 'localize' | 'localizedSummaries'>
+  /** The default persona a new chat takes (ADR 049); without one, the account name. */
+  personas?: Pick<PersonasService, 'defaultOf' | 'setChatPersona'> | undefined
 }
 
 /** The user's chats: start one, list them, open one (with what its plan lets the model remember), its memory note. */
-export function createChatSessions({ repo, entitlements, catalogue, slots }: ChatSessionsDeps) {
+export function createChatSessions({ repo, entitlements, catalogue, texts, personas }: ChatSessionsDeps) {
   async function requireSession(sessionId: string, userId: string): Promise<SessionView> {
     if (!UUID.test(sessionId)) throw invalidSession()
     const session = await repo.findSession(sessionId, userId)
@@ -30,35 +36,94 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
 
   const viewerSeesAdult = (userId: string, adultCookie: boolean) => catalogue.adultConfirmed(userId, adultCookie)
 
+  /**
+   * The characters' names in `locale` where a translation gives one (ADR 039): the chat header and
+   * list name a character as its page and greeting do. The prompt keeps the source name.
+   */
+  async function localNames(rows: { roleId: number | null; rolePublicId: string | null }[], locale: Locale | null) {
+    const ids = [...new Set(rows.flatMap((r) => (r.roleId !== null && r.rolePublicId ? [r.roleId] : [])))]
+    if (!locale || ids.length === 0) return new Map<number, string>()
+    const found = await texts.localizedSummaries(ids, locale)
+    return new Map(found.flatMap((t) => (t.name ? [[t.roleId, t.name] as const] : [])))
+  }
+
   async function detailOf(
     session: SessionView,
     userId: string,
-    options: { chatModelId?: string | undefined; adultCookie: boolean },
+    options: { chatModelId?: string | undefined; adultCookie: boolean; locale?: Locale | undefined },
   ): Promise<ChatSessionDetail> {
+    const names = await localNames([session], chatLanguage(session.language, options.locale))
     const model = entitlements.modelFor(options.chatModelId, session.modelId)
     const plan = entitlements.planOf(session.paidPlanId)
     const adultOk = await viewerSeesAdult(userId, options.adultCookie)
     const fit = await modelContext(model, session.lastMessagePreview ?? '')
     const window = contextWindow(plan.memoryK, fit.contextTokens, effectiveSettings(model, session).replyTokens)
-    const { history, olderExist } = await loadHistory(repo, session.id, window.budgetTokens)
+    const loaded = await loadHistory(repo, session.id, window.budgetTokens)
+    const character = characterOf(session)
     const prompt = buildPrompt({
-      character: characterOf(session),
+      character,
       userName: session.username,
+      persona: session.personaDescription,
+      authorNote: authorNoteOf(session),
       memoryNote: session.memoryNote,
-      history,
-      olderExist,
+      history: loaded.history,
+      olderExist: loaded.olderExist,
+      olderCharacterMessages: await olderCharacterMessages(repo, session.id, loaded, character.lorebook),
       budgetTokens: window.budgetTokens,
       promptStyle: model.promptStyle,
       language: session.language,
     })
     return {
-      ...summaryOf(session, adultOk),
+      ...summaryOf(session, adultOk, session.roleId !== null ? names.get(session.roleId) : null),
       modelId: session.modelId,
       memory: memoryView(session),
       settings: { temperature: session.temperature, replyTokens: session.replyTokens, language: session.language },
+      authorNote: authorNoteOf(session),
       context: usageOf(prompt, model, plan, window),
       plan: { planId: plan.planId, memoryK: plan.memoryK, premiumModels: plan.premiumModels },
     }
+  }
+
+  /** Chats as lists show them: characters named in each chat's language, adult avatars blurred unless confirmed. */
+  async function summariesOf(
+    userId: string,
+    rows: Awaited<ReturnType<ChatRepo['listSessions']>>,
+    adultCookie: boolean,
+    locale?: Locale,
+  ) {
+    const adultOk = rows.some((r) => r.roleIsAdult) ? await viewerSeesAdult(userId, adultCookie) : true
+    // Each chat in its own language when it has one, else the interface's.
+    const byLanguage = new Map<Locale | null, typeof rows>()
+    for (const row of rows) {
+      const language = chatLanguage(row.language, locale)
+      byLanguage.set(language, [...(byLanguage.get(language) ?? []), row])
+    }
+    const names = new Map<string, string>()
+    for (const [language, group] of byLanguage) {
+      const found = await localNames(group, language)
+      for (const row of group) {
+        const name = row.roleId !== null ? found.get(row.roleId) : undefined
+        if (name) names.set(row.id, name)
+      }
+    }
+    return rows.map((row) => summaryOf(row, adultOk, names.get(row.id)))
+  }
+
+  /**
+   * A character the user may chat with: public or their own, and an adult one only once they
+   * confirmed their age. Starting a chat and adding a character to a scene (ADR 052) both ask here.
+   */
+  async function chattableRole(userId: string, rolePublicId: string, adultCookie: boolean) {
+    const role = await repo.findRoleForChat(rolePublicId)
+    if (!role || (role.visibility === 'private' && role.creatorId !== userId)) {
+      throw AppError.notFound('No such character')
+    }
+    if (role.isAdult && !(await viewerSeesAdult(userId, adultCookie))) {
+      throw new AppError(403, 'FORBIDDEN', 'Confirm that you are 18 or older to chat with this character.', {
+        reason: 'ADULT_CONTENT',
+      })
+    }
+    return role
   }
 
   async function getMemory(userId: string, sessionId: string) {
@@ -67,38 +132,62 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
 
   return {
     requireSession,
+    chattableRole,
+    viewerSeesAdult,
 
-    async createSession(userId: string, rolePublicId: string, adultCookie: boolean) {
-      const role = await repo.findRoleForChat(rolePublicId)
-      if (!role || (role.visibility === 'private' && role.creatorId !== userId)) {
-        throw AppError.notFound('No such character')
-      }
-      if (role.isAdult && !(await viewerSeesAdult(userId, adultCookie))) {
-        throw new AppError(403, 'FORBIDDEN', 'Confirm that you are 18 or older to chat with this character.', {
-          reason: 'ADULT_CONTENT',
-        })
-      }
-      const names = { char: role.name, user: await repo.usernameOf(userId) }
-      const greetings = [role.firstMessage, ...role.alternateGreetings]
+    /**
+     * A new chat, opened by the character's greeting (first message, the alternates as its swipes)
+     * in `locale`, the user's interface language, when the character has a translation there;
+     * else in its own language (ADR 039).
+     */
+    async createSession(userId: string, rolePublicId: string, adultCookie: boolean, locale?: Locale) {
+      const role = await chattableRole(userId, rolePublicId, adultCookie)
+      const localized = locale ? await texts.localize(role, locale) : null
+      const shown = localized?.texts ?? role
+      // A greeting in the user's language is not followed by alternates still in the source's: an
+      // alternate the translation leaves untranslated is left out of this chat's swipes.
+      const translated = localized?.translation != null && shown.firstMessage !== role.firstMessage
+      const alternates = translated
+        ? shown.alternateGreetings.filter((g, i) => g !== role.alternateGreetings[i])
+        : shown.alternateGreetings
+      // The default persona is the chat's from its greeting on (`{{user}}` is its name).
+      const persona = (await personas?.defaultOf(userId)) ?? null
+      const names = { char: shown.name, user: persona?.name ?? (await repo.usernameOf(userId)) }
+      const greetings = [shown.firstMessage, ...alternates]
         .map((g) => replaceMacros(g, names).trim())
         .filter(Boolean)
         .map((content) => ({ content, tokens: countTokens(content) }))
-      const { sessionId, firstMessage } = await repo.createSession({ userId, roleId: role.id, greetings })
+      // "New chat" twice gives one chat: an empty one (only the greeting) is reused while its
+      // greeting is one this chat would get now (not one of another language) (ADR 048).
+      const empty = await repo.findEmptySession(userId, role.id)
+      const reusable =
+        empty !== null &&
+        (empty.greeting ? greetings.some((g) => g.content === empty.greeting?.content) : greetings.length === 0)
+      const { sessionId, firstMessage } =
+        empty && reusable
+          ? { sessionId: empty.sessionId, firstMessage: empty.greeting }
+          : await repo.createSession({ userId, roleId: role.id, greetings })
+      if (persona) await personas?.setChatPersona(userId, sessionId, persona.id)
       const session = await requireSession(sessionId, userId)
       return {
-        ...(await detailOf(session, userId, { adultCookie })),
+        ...(await detailOf(session, userId, { adultCookie, locale })),
         firstMessage: firstMessage ? toChatMessage(firstMessage) : null,
       }
     },
 
-    async listSessions(userId: string, page: number, pageSize: number, adultCookie: boolean): Promise<ChatSessionList> {
+    async listSessions(
+      userId: string,
+      page: number,
+      pageSize: number,
+      adultCookie: boolean,
+      locale?: Locale,
+    ): Promise<ChatSessionList> {
       const [rows, total] = await Promise.all([
         repo.listSessions(userId, (page - 1) * pageSize, pageSize),
         repo.countSessions(userId),
       ])
-      const adultOk = rows.some((r) => r.roleIsAdult) ? await viewerSeesAdult(userId, adultCookie) : true
       return {
-        sessions: rows.map((row) => summaryOf(row, adultOk)),
+        sessions: await summariesOf(userId, rows, adultCookie, locale),
         page,
         pageSize,
         total,
@@ -106,10 +195,12 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
       }
     },
 
+    summariesOf,
+
     async getSession(
       userId: string,
       sessionId: string,
-      options: { chatModelId?: string | undefined; adultCookie: boolean },
+      options: { chatModelId?: string | undefined; adultCookie: boolean; locale?: Locale | undefined },
     ): Promise<ChatSessionDetail> {
       return detailOf(await requireSession(sessionId, userId), userId, options)
     },
@@ -125,14 +216,6 @@ export function createChatSessions({ repo, entitlements, catalogue, slots }: Cha
         nextBefore: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
         total,
       }
-    },
-
-    async deleteSession(userId: string, sessionId: string) {
-      await requireSession(sessionId, userId)
-      // A reply being written is stopped and stored first, then goes with the rest.
-      await slots.stopAndWait(sessionId)
-      if (!(await repo.deleteSession(sessionId, userId))) throw invalidSession()
-      return { deleted: true as const }
     },
 
     getMemory,

@@ -50,8 +50,14 @@ export function summaryBudget(
   return { outputTokens, inputTokens }
 }
 
-/** `language`: the chat's (language.ts `chatLanguage`); null or left out: the conversation's own. */
-type Names = { characterName: string; userName: string; language?: Locale | null }
+/**
+ * `language`: the chat's (language.ts `chatLanguage`); null or left out: the conversation's own.
+ * `sceneNames`: in a scene (ADR 052), the characters who speak in the messages, so the memory is
+ * said to be of a role-play with all of them, not only the chat's first character.
+ */
+type Names = { characterName: string; userName: string; language?: Locale | null; sceneNames?: readonly string[] }
+
+const castList = new Intl.ListFormat('en', { type: 'conjunction' })
 
 const INSTRUCTION =
   'You keep the memory of a role-play between {{user}} and {{char}}. Rewrite the memory so that it also covers the new messages: who is who, what happened, facts learned, feelings, promises and open threads. Write in the third person and the past tense, {{language}}, in at most {{words}} words. Answer with the memory text only.'
@@ -61,12 +67,13 @@ const INSTRUCTION =
  * the whole note, so it stays one coherent text instead of a growing list of fragments.
  */
 export function summaryPrompt(
-  input: Names & { note: string; messages: readonly Pick<HistoryMessage, 'author' | 'content'>[] },
+  input: Names & { note: string; messages: readonly Pick<HistoryMessage, 'author' | 'content' | 'speaker'>[] },
   maxWords = 250,
 ): ChatMessage[] {
   const names = { char: input.characterName, user: input.userName }
+  const cast = [...new Set([input.characterName, ...(input.sceneNames ?? [])])].filter(Boolean)
   const transcript = input.messages
-    .map((m) => `${m.author === 'user' ? names.user : names.char}: ${m.content}`)
+    .map((m) => `${m.author === 'user' ? names.user : (m.speaker ?? names.char)}: ${m.content}`)
     .join('\n\n')
   return [
     {
@@ -76,7 +83,7 @@ export function summaryPrompt(
           '{{language}}',
           summaryLanguageInstruction(input.language ?? null),
         ),
-        names,
+        { ...names, char: cast.length > 1 ? castList.format(cast) : names.char },
       ),
     },
     {
@@ -116,7 +123,7 @@ export function buildSummaryRequest(
   let left = Math.min(SUMMARY_INPUT_TOKENS, room - countTokens(keptNote))
   const covered: HistoryMessage[] = []
   for (const row of rows) {
-    const name = row.author === 'user' ? names.userName : names.characterName
+    const name = row.author === 'user' ? names.userName : (row.speaker ?? names.characterName)
     // "\n\n{name}: " before each message's text.
     const cost = countTokens(`\n\n${name}: `) + row.tokens
     if (cost <= left) {

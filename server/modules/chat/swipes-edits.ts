@@ -6,7 +6,16 @@ import type { ChatSessions } from './sessions.ts'
 import type { TurnSlots } from './turn-slots.ts'
 
 export type SwipesEditsDeps = {
-  repo: Pick<ChatRepo, 'findMessage' | 'listSwipes' | 'selectSwipe' | 'editUserMessage' | 'deleteMessage'>
+  repo: Pick<
+    ChatRepo,
+    | 'findMessage'
+    | 'listSwipes'
+    | 'selectSwipe'
+    | 'editUserMessage'
+    | 'deleteMessage'
+    | 'messageAfter'
+    | 'hasMessageBefore'
+  >
   sessions: Pick<ChatSessions, 'requireSession'>
   slots: Pick<TurnSlots, 'busy'>
 }
@@ -43,6 +52,14 @@ export function createSwipesEdits({ repo, sessions, slots }: SwipesEditsDeps) {
       if (!message) throw AppError.notFound('No such message')
       if (swipeIndex >= message.swipeCount) {
         throw AppError.badRequest('No such alternative.', { swipeCount: message.swipeCount })
+      }
+      // The greeting is chosen before the user's first message; once they wrote, it stays (ADR 050).
+      if (
+        message.author === 'assistant' &&
+        (await repo.messageAfter(sessionId, messageId)) &&
+        !(await repo.hasMessageBefore(sessionId, messageId))
+      ) {
+        throw AppError.conflict('The greeting was chosen when the conversation began; it stays as it is.')
       }
       const updated = await repo.selectSwipe(sessionId, messageId, swipeIndex)
       if (!updated) throw AppError.notFound('No such message')

@@ -19,6 +19,7 @@ import {
 import type { Generation, Turn } from './generation.ts'
 import { type LoadedHistory, loadHistory } from './history.ts'
 import { contextWindow, type HistoryMessage } from './prompt.ts'
+import type { Scenes } from './scenes.ts'
 import type { Slot, TurnSlots } from './turn-slots.ts'
 
 /**
@@ -62,6 +63,8 @@ export type TurnPipelineDeps = {
   entitlements: Pick<Entitlements, 'planOf' | 'decideTurn' | 'withReservation' | 'freeSendRules' | 'isFreeModel'>
   slots: Pick<TurnSlots, 'withSlot' | 'busy'>
   generation: Generation
+  /** Group scenes (ADR 052): a "speak" names a member. */
+  scenes?: Pick<Scenes, 'requireMember'> | undefined
 }
 
 type SendInput = {
@@ -71,6 +74,8 @@ type SendInput = {
   requestId?: string | undefined
   /** The interface's language of the request (ADR 038). */
   locale?: Locale | undefined
+  /** In a scene (ADR 052): the member who answers; else the scene's mode chooses. */
+  speaker?: string | undefined
 }
 type RegenerateInput = {
   sessionId: string
@@ -78,8 +83,9 @@ type RegenerateInput = {
   requestId?: string | undefined
   locale?: Locale | undefined
 }
+type SpeakInput = RegenerateInput & { speaker: string }
 
-export function createTurnPipeline({ repo, entitlements, slots, generation }: TurnPipelineDeps) {
+export function createTurnPipeline({ repo, entitlements, slots, generation, scenes }: TurnPipelineDeps) {
   /** Stage 2: may the user take this turn, with which plan and model. Thrown refusals store nothing. */
   function decide(session: SessionView, chatModelId: string | undefined) {
     requireCharacter(session)
@@ -102,7 +108,12 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
   function run(
     userId: string,
     session: SessionView,
-    input: { chatModelId?: string | undefined; requestId?: string | undefined; locale?: Locale | undefined },
+    input: {
+      chatModelId?: string | undefined
+      requestId?: string | undefined
+      locale?: Locale | undefined
+      speaker?: string | undefined
+    },
     hooks: TurnHooks,
     steps: (turn: Turn) => TurnSteps,
   ) {
@@ -118,6 +129,7 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
         hooks,
         slot,
         locale: input.locale ?? null,
+        speaker: input.speaker ?? null,
       })
       return answer(turn, steps(turn))
     })
@@ -187,6 +199,7 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
       hooks,
       slot,
       locale: input.locale ?? null,
+      speaker: input.speaker ?? null,
     })
     return answer(turn, { after: (t) => withUserMessage(t, sent.userMessage, sent.recent) })
   }
@@ -261,6 +274,27 @@ export function createTurnPipeline({ repo, entitlements, slots, generation }: Tu
           // A greeting alone has nothing to answer: its alternatives are the character's greetings.
           if (!previous) throw AppError.badRequest('Choose among the greetings instead.')
           turn.targetId = last.id
+          return undefined
+        },
+        after: async () => ({ generate: undefined }),
+      }))
+    },
+
+    /**
+     * "Let … speak" in a scene (ADR 052): a new reply by that member with no new user message,
+     * paid like any reply. A repeat of the same request replays the reply it stored.
+     */
+    async speak(userId: string, input: SpeakInput, hooks: TurnHooks): Promise<TurnOutcome> {
+      if (!UUID.test(input.sessionId)) throw invalidSession()
+      const session = await repo.findSession(input.sessionId, userId)
+      if (!session) throw invalidSession()
+      await scenes?.requireMember(session, input.speaker)
+      return run(userId, session, input, hooks, (turn) => ({
+        async before() {
+          const [last] = await repo.recentMessages(session.id, { limit: 1 })
+          if (!last) throw AppError.badRequest('There is nothing to reply to yet.')
+          if (last.author === 'assistant' && turn.requestId && (await repo.findSwipeByRequest(last.id, turn.requestId)))
+            return { replay: last }
           return undefined
         },
         after: async () => ({ generate: undefined }),

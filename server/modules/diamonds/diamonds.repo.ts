@@ -110,6 +110,25 @@ export function createDiamondsRepo(db: Db) {
       return Number(row?.sum ?? 0)
     },
 
+    /** The balance, locked until the transaction ends, so nothing spends it meanwhile. */
+    async lockBalance(tx: Tx, userId: string): Promise<number> {
+      const [row] = await tx
+        .select({ balance: diamondBalances.balance })
+        .from(diamondBalances)
+        .where(eq(diamondBalances.userId, userId))
+        .for('update')
+      return row?.balance ?? 0
+    },
+
+    /** The amount of the ledger entry with this reference, if it was written. */
+    async entryAmount(tx: Tx, reference: string): Promise<number | undefined> {
+      const [row] = await tx
+        .select({ amount: diamondLedger.amount })
+        .from(diamondLedger)
+        .where(eq(diamondLedger.reference, reference))
+      return row?.amount
+    },
+
     async balanceOf(userId: string): Promise<number> {
       const [row] = await db
         .select({ balance: diamondBalances.balance })

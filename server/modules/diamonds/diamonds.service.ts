@@ -23,6 +23,8 @@ export function createDiamondsService(repo: DiamondsRepo, plans: Pick<PlanRegist
   const monthly = Object.freeze(Object.fromEntries(plans.plans.map((plan) => [plan.planId, plan.diamondsPerMonth])))
   return {
     balanceOf: repo.balanceOf,
+    /** The balance, read (and locked) inside the caller's transaction. */
+    balanceIn: (tx: Tx, userId: string) => repo.lockBalance(tx, userId),
 
     /**
      * The welcome diamonds of a new account, once: the reference is unique, so a second call (a
@@ -43,6 +45,24 @@ export function createDiamondsService(repo: DiamondsRepo, plans: Pick<PlanRegist
       } catch (error) {
         if (error instanceof InsufficientDiamonds) {
           throw new AppError(402, 'INSUFFICIENT_DIAMONDS', 'Not enough diamonds for this.', { needed: amount })
+        }
+        throw error
+      }
+    },
+
+    /**
+     * An operator's grant (positive `amount`) or deduction (negative) with the caller's transaction
+     * (ADR 055), reasons `admin_grant` / `admin_deduct`. A deduction below zero is refused with
+     * 409 BALANCE_BELOW_ZERO and changes nothing.
+     */
+    async adjustByOperator(userId: string, amount: number, reference: string, tx: Tx) {
+      if (!Number.isInteger(amount) || amount === 0) throw new Error('adjustments are non-zero integers')
+      const reason = amount > 0 ? 'admin_grant' : 'admin_deduct'
+      try {
+        return await repo.apply({ userId, amount, reason, reference }, tx)
+      } catch (error) {
+        if (error instanceof InsufficientDiamonds) {
+          throw new AppError(409, 'BALANCE_BELOW_ZERO', 'This would take the balance below zero.', { amount })
         }
         throw error
       }
@@ -115,6 +135,24 @@ export function createDiamondsService(repo: DiamondsRepo, plans: Pick<PlanRegist
         { userId, amount: owed, reason: 'monthly', reference: monthlyReference(userId, planId, now) },
         tx,
       )
+    },
+
+    /** What the plan credit of `planId` for the month of `at` gave this user (0 when none). */
+    async planMonthCredited(userId: string, planId: string, at: Date, tx: Tx): Promise<number> {
+      return (await repo.entryAmount(tx, monthlyReference(userId, planId, at))) ?? 0
+    },
+
+    /**
+     * Takes back up to `amount` under `reference`, once (ADR 056): never more than the balance
+     * holds, so it never goes below zero; answers what was taken (0 when the reference was seen
+     * before: nothing is taken twice). The entry is written even when the balance is empty, so the
+     * cause is recorded.
+     */
+    async takeBackUpTo(userId: string, amount: number, reason: string, reference: string, tx: Tx) {
+      const balance = await repo.lockBalance(tx, userId)
+      const taken = Math.max(0, Math.min(amount, balance))
+      const { applied } = await repo.apply({ userId, amount: -taken, reason, reference }, tx)
+      return { applied, taken: applied ? taken : 0 }
     },
 
     /**

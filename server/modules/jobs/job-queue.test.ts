@@ -235,4 +235,51 @@ describe('job queue', () => {
     await waitFor(() => done.length === 1, 5_000)
     await queue.stop()
   })
+
+  it('runs at most `concurrency` jobs of a limited kind at once, while other kinds use the free slots', async () => {
+    const queue = createJobQueue(database.db, { log: quiet, pollMs: 10, concurrency: 4 })
+    let inFlight = 0
+    let most = 0
+    const translated: string[] = []
+    queue.register(
+      'translate-role',
+      async (job) => {
+        inFlight++
+        most = Math.max(most, inFlight)
+        await sleep(30)
+        translated.push(job.payload.roleId)
+        inFlight--
+      },
+      { concurrency: 1 },
+    )
+    const mailed: string[] = []
+    queue.register('mail', async (job) => {
+      mailed.push(job.payload.to)
+    })
+    for (let i = 0; i < 5; i++) await insertJob(database.db, 'translate-role', { roleId: `r${i}`, locale: 'ja' })
+    for (let i = 0; i < 3; i++) await insertJob(database.db, 'mail', mail(200 + i))
+    queue.start()
+    // The mails do not wait for the translations queued before them.
+    await waitFor(() => mailed.length === 3, 5_000)
+    expect(translated.length).toBeLessThan(5)
+    await waitFor(() => translated.length === 5, 5_000)
+    await queue.stop()
+    expect(most).toBe(1)
+    // drain() keeps the limit too.
+    for (let i = 0; i < 3; i++) await insertJob(database.db, 'translate-role', { roleId: `s${i}`, locale: 'ko' })
+    most = 0
+    const drainer = createJobQueue(database.db, { log: quiet, concurrency: 4 })
+    drainer.register(
+      'translate-role',
+      async () => {
+        inFlight++
+        most = Math.max(most, inFlight)
+        await sleep(10)
+        inFlight--
+      },
+      { concurrency: 1 },
+    )
+    expect(await drainer.drain()).toBe(3)
+    expect(most).toBe(1)
+  })
 })

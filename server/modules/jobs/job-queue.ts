@@ -1,4 +1,4 @@
-import type { Db } from '#db/client.ts'
+import type { Db, Tx } from '#db/client.ts'
 import { type EnqueueOptions, type JobKind, type JobPayloads, MINUTE } from './job-kinds.ts'
 import { type ClaimedRow, createJobsRepo, insertJob, type JobExecutor } from './jobs.repo.ts'
 
@@ -75,6 +75,9 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
   const delayOf = options.retryDelayMs ?? retryDelayMs
   const warn = options.warn ?? options.log
   const handlers = new Map<JobKind, JobHandler<JobKind>>()
+  /** Kinds that may run only so many at a time on this worker, and how many of each run now. */
+  const limits = new Map<JobKind, number>()
+  const runningByKind = new Map<string, number>()
   const running = new Set<Promise<void>>()
   const shutdown = new AbortController()
   let timer: NodeJS.Timeout | undefined
@@ -82,10 +85,19 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
   let polling: Promise<void> | undefined
   let again = false
 
+  /**
+   * Claims up to `limit` due jobs: of the kinds without a limit of their own in one statement, then
+   * of each limited kind (`register(..., { concurrency })`) as many as it has free places here.
+   */
   async function claim(limit: number): Promise<ClaimedRow[]> {
-    const kinds = [...handlers.keys()]
-    if (kinds.length === 0 || limit <= 0) return []
-    return repo.claim(kinds, limit, options.leaseMs)
+    if (handlers.size === 0 || limit <= 0) return []
+    const open = [...handlers.keys()].filter((kind) => !limits.has(kind))
+    const rows = open.length > 0 ? await repo.claim(open, limit, options.leaseMs) : []
+    for (const [kind, max] of limits) {
+      const free = Math.min(max - (runningByKind.get(kind) ?? 0), limit - rows.length)
+      if (free > 0) rows.push(...(await repo.claim([kind], free, options.leaseMs)))
+    }
+    return rows
   }
 
   async function finish(row: ClaimedRow, error: unknown) {
@@ -122,6 +134,15 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
   }
 
   async function run(row: ClaimedRow) {
+    runningByKind.set(row.kind, (runningByKind.get(row.kind) ?? 0) + 1)
+    try {
+      await runClaimed(row)
+    } finally {
+      runningByKind.set(row.kind, (runningByKind.get(row.kind) ?? 1) - 1)
+    }
+  }
+
+  async function runClaimed(row: ClaimedRow) {
     const handler = handlers.get(row.kind as JobKind)
     let failure: unknown
     try {
@@ -189,8 +210,15 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
   }
 
   return {
-    register<K extends JobKind>(kind: K, handler: JobHandler<K>) {
+    /**
+     * What jobs of `kind` do. `concurrency`: at most this many of them run at once on this worker
+     * (machine translations, one at a time on a model server, ADR 040); the others wait in the
+     * table, unclaimed, while other kinds go on.
+     */
+    register<K extends JobKind>(kind: K, handler: JobHandler<K>, kindOptions: { concurrency?: number } = {}) {
       handlers.set(kind, handler as unknown as JobHandler<JobKind>)
+      if (kindOptions.concurrency === undefined) limits.delete(kind)
+      else limits.set(kind, Math.max(1, kindOptions.concurrency))
     },
 
     /** Writes a job (in `executor`'s transaction when given) and wakes this worker. */
@@ -246,6 +274,26 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
         if (queued) kick()
         return queued
       }),
+
+    /** Every kind's jobs by state, for the console (ADR 057). */
+    byState: () => repo.byState(),
+
+    /** The newest jobs that failed for good (no payloads). */
+    failed: (limit = 100) => repo.failed(limit),
+
+    /**
+     * A failed job queued again with all its attempts, in a transaction `within` joins (the audit
+     * record of ADR 054 commits with it).
+     */
+    async retryFailed(id: number, within: (tx: Tx, job: { kind: string; attempts: number }) => Promise<void>) {
+      const outcome = await db.transaction(async (tx) => {
+        const retried = await repo.retryFailed(tx, id)
+        if (typeof retried !== 'string') await within(tx, retried)
+        return retried
+      })
+      if (typeof outcome !== 'string') kick()
+      return outcome
+    },
 
     /** Jobs waiting or running, and those that failed for good, per kind. */
     counts: () => repo.counts(),

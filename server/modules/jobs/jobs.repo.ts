@@ -5,6 +5,18 @@ import { type EnqueueOptions, JOB_KINDS, type JobKind, type JobPayloads } from '
 /** A Drizzle client or the transaction a repo is in. */
 export type JobExecutor = Pick<Db, 'execute'>
 
+export type JobState = 'waiting' | 'scheduled' | 'running' | 'failed'
+
+export type FailedJob = {
+  id: number
+  kind: string
+  attempts: number
+  maxAttempts: number
+  lastError: string | null
+  failedAt: Date
+  createdAt: Date
+}
+
 export type ClaimedRow = { id: number | string; kind: string; payload: unknown; attempts: number; max_attempts: number }
 
 /**
@@ -107,6 +119,66 @@ export function createJobsRepo(db: Db) {
       await db.execute(sql`
         UPDATE jobs SET failed_at = now(), locked_until = NULL, last_error = ${error}
          WHERE id = ${id} AND attempts = ${attempts}`)
+    },
+
+    /**
+     * Every kind's jobs by state (ADR 057): `waiting` (due, nobody holds it), `scheduled` (not due
+     * yet: a retry's delay or a later start), `running` (claimed, its lease not over), `failed`.
+     */
+    async byState(): Promise<{ kind: string; state: JobState; count: number }[]> {
+      const result = await db.execute(sql`
+        SELECT kind, CASE WHEN failed_at IS NOT NULL THEN 'failed'
+                          WHEN locked_until > now() THEN 'running'
+                          WHEN run_at > now() THEN 'scheduled'
+                          ELSE 'waiting' END AS state,
+               count(*)::int AS count
+          FROM jobs GROUP BY 1, 2 ORDER BY 1, 2`)
+      return (rowsOf(result) as { kind: string; state: JobState; count: number }[]).map((r) => ({
+        ...r,
+        count: Number(r.count),
+      }))
+    },
+
+    /** The newest jobs that failed for good, without their payloads (they may hold personal data). */
+    async failed(limit: number): Promise<FailedJob[]> {
+      const result = await db.execute(sql`
+        SELECT id, kind, attempts, max_attempts, last_error, failed_at, created_at FROM jobs
+         WHERE failed_at IS NOT NULL ORDER BY failed_at DESC, id DESC LIMIT ${limit}`)
+      return (rowsOf(result) as Record<string, unknown>[]).map((r) => ({
+        id: Number(r.id),
+        kind: String(r.kind),
+        attempts: Number(r.attempts),
+        maxAttempts: Number(r.max_attempts),
+        lastError: (r.last_error as string | null) ?? null,
+        failedAt: new Date(r.failed_at as string),
+        createdAt: new Date(r.created_at as string),
+      }))
+    },
+
+    /**
+     * A failed job back in the queue, due now with all its attempts again (in `executor`, the
+     * operator's transaction). `not-failed`: no such job failed for good (one retried already);
+     * `key-taken`: an unfinished job with its key waits already, which does the same work.
+     */
+    async retryFailed(
+      executor: JobExecutor,
+      id: number,
+    ): Promise<{ kind: string; attempts: number } | 'not-failed' | 'key-taken'> {
+      const found = rowsOf(
+        await executor.execute(
+          sql`SELECT kind, key, attempts FROM jobs WHERE id = ${id} AND failed_at IS NOT NULL FOR UPDATE`,
+        ),
+      )[0]
+      if (!found) return 'not-failed'
+      if (found.key !== null) {
+        const taken = rowsOf(
+          await executor.execute(sql`SELECT 1 FROM jobs WHERE key = ${found.key as string} AND failed_at IS NULL`),
+        )
+        if (taken.length > 0) return 'key-taken'
+      }
+      await executor.execute(sql`
+        UPDATE jobs SET failed_at = NULL, attempts = 0, run_at = now(), locked_until = NULL WHERE id = ${id}`)
+      return { kind: String(found.kind), attempts: Number(found.attempts) }
     },
 
     async counts(): Promise<Record<string, { pending: number; failed: number }>> {

@@ -117,6 +117,22 @@ describe('account mails', () => {
       expect(`${mail.text}${mail.html}`).not.toMatch(/token/i)
     })
 
+    it.each(LOCALES)("in %s: an operator's warning, in the reader's language, quoting the note (ADR 055)", (locale) => {
+      const note = 'Your character <Kaz> breaks rule 3'
+      const mine = 'https://taleweave.test/characters/mine'
+      const mail = renderSecurityMail('warning', locale, { username: 'Ada', at: AT, link: mine, quote: note })
+      const own = JSON.parse(readFileSync(`locales/${locale}/email.json`, 'utf8')) as {
+        warning: Record<string, string>
+      }
+      expect(mail.subject).toBe(own.warning.subject)
+      expect(mail.text).toContain(note)
+      expect(mail.text).toContain(formatMailDate(locale, AT))
+      expect(mail.text).toContain(own.warning.consequence)
+      expect(mail.text).not.toMatch(/\{\{|\}\}/)
+      expect(mail.html).toContain('Your character &lt;Kaz&gt; breaks rule 3')
+      expect(mail.text.match(/https?:\/\/\S+/g)).toEqual([mine])
+    })
+
     it('writes the moment in the reader’s language and calendar, in UTC, and says so', () => {
       const when = (locale: Locale) => formatMailDate(locale, AT)
       expect(when('en')).toBe('November 22, 2026 at 1:05 PM (UTC)')

@@ -8,8 +8,9 @@ export type AccountMailValues = { username: string; link: string; expiresInMinut
 
 export type RenderedMail = { subject: string; text: string; html: string }
 
-// The server renders these without i18next: a mail needs a handful of strings, one plural and no
-// React, and reading the JSON directly keeps the sender usable from any process (workers, CLIs).
+// The server renders these without i18next: a mail needs a handful of strings, no plural key (its one
+// count, a link's lifetime, is an Intl unit: formatMailDuration) and no React, and reading the JSON
+// directly keeps the sender usable from any process (workers, CLIs).
 const LOCALES_DIR = path.resolve(import.meta.dirname, '../../../locales')
 
 /** The `email` namespace keys of each mail, spelled out so the locale check sees them used. */
@@ -103,7 +104,7 @@ export function renderAccountMail(kind: AccountMailKind, locale: Locale, values:
 }
 
 /** Security notices: something changed in the account (ASVS 2.2.3; docs/decisions/019-login-lifetime-and-security-mails.md). */
-export type SecurityMailEvent = 'password-changed'
+export type SecurityMailEvent = 'password-changed' | 'warning'
 
 export type SecurityMailValues = {
   username: string
@@ -111,6 +112,8 @@ export type SecurityMailValues = {
   at: Date
   /** Where to act if it was not them: a page to start from, never a link that logs in or holds a token. */
   link: string
+  /** An operator's words, quoted as written after the first paragraph (a warning, ADR 055). */
+  quote?: string | undefined
 }
 
 const SECURITY_KEYS: Record<SecurityMailEvent, { subject: string; paragraphs: string[]; action: string }> = {
@@ -118,6 +121,11 @@ const SECURITY_KEYS: Record<SecurityMailEvent, { subject: string; paragraphs: st
     subject: 'passwordChanged.subject',
     paragraphs: ['passwordChanged.intro', 'passwordChanged.ifYou', 'passwordChanged.ifNotYou'],
     action: 'passwordChanged.action',
+  },
+  warning: {
+    subject: 'warning.subject',
+    paragraphs: ['warning.intro', 'warning.consequence'],
+    action: 'warning.action',
   },
 }
 
@@ -142,10 +150,11 @@ export function renderSecurityMail(event: SecurityMailEvent, locale: Locale, val
   const keys = SECURITY_KEYS[event]
   const t = (key: string) =>
     interpolate(lookup(locale, key), { username: values.username, date: formatMailDate(locale, values.at) })
+  const [first = '', ...rest] = keys.paragraphs.map(t)
   return compose(locale, {
     subject: t(keys.subject),
     greeting: t('common.greeting'),
-    paragraphs: keys.paragraphs.map(t),
+    paragraphs: values.quote ? [first, `“${values.quote}”`, ...rest] : [first, ...rest],
     action: t(keys.action),
     link: values.link,
     after: [],

@@ -111,6 +111,16 @@ export function createBtcpayGateway(options: {
     provider: 'btcpay',
     paymentTypes: ['crypto'],
 
+    /** The invoice as BTCPay holds it now (the console's refresh, ADR 056). */
+    async checkoutState(invoiceId: string) {
+      const invoice = await getInvoice(invoiceId)
+      return {
+        status: invoice.status,
+        amount: toMinorAmount(invoice.amount, invoice.currency),
+        currency: invoice.currency,
+      }
+    },
+
     async startCheckout(request: CheckoutRequest) {
       const invoice = await call<BtcpayInvoice>('', {
         method: 'POST',

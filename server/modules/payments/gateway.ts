@@ -3,7 +3,7 @@ import type { OrderStatus, PaymentType } from '#contracts/payments.ts'
 import type { BillingCycle } from '#contracts/plans.ts'
 import type { Config } from '#server/config.ts'
 import type { AppError } from '#server/lib/errors.ts'
-import type { PaymentProvider } from './payments.repo.ts'
+import type { PaymentProvider, RefundStatus } from './payments.repo.ts'
 
 // The seam between the payments service and the companies that take the money (README.md in this
 // folder). The service speaks only these types; each provider file turns them into its own API
@@ -28,6 +28,33 @@ export type PaymentOutcome =
       billingCycle?: BillingCycle | undefined
       periodEnd?: Date | undefined
     }
+  /** Refunds the provider reports as they now stand (ADR 056); ours carry our refund id. */
+  | { kind: 'refunds-changed'; refunds: RefundState[] }
+
+/** A refund at the provider: `refundId` is ours (its metadata), `providerRefundId` the provider's. */
+export type RefundState = { refundId: string; providerRefundId: string; status: RefundStatus; amount: number }
+
+/** A refund asked of the provider for one paid order (ADR 056). */
+export type RefundRequest = {
+  /** Ours: the idempotency key and the refund's metadata, so every answer about it finds its row. */
+  refundId: string
+  orderId: string
+  /** The order's checkout at the provider (Stripe's Checkout Session). */
+  providerRef: string
+  /** In minor units of the order's currency. */
+  amount: number
+}
+
+/** What a provider that can give card payments back does (ADR 056). */
+export type CardRefunds = {
+  /**
+   * Refunds `amount` of the order's payment; answers the refund as the provider now holds it and
+   * the subscription the order's checkout created (if any). Throws when the provider refuses or
+   * cannot be reached; `failure` says which.
+   */
+  refund(request: RefundRequest): Promise<RefundState & { providerSubscriptionId?: string | undefined }>
+  failure(error: AppError | unknown): AppError
+}
 
 export type SubscriptionChanged = Extract<PaymentOutcome, { kind: 'subscription-changed' }>
 
@@ -87,6 +114,8 @@ export type SubscriptionManager = {
    * by a durable job, so safe to run again. Absent where there is no money to give back.
    */
   cancelAndRefund?(providerSubscriptionId: string, orderId: string): Promise<{ refunded: number }>
+  /** Ends the subscription at once, without proration credit (an operator's cancel, ADR 056). */
+  cancelNow?(providerSubscriptionId: string, idempotencyKey: string): Promise<void>
   /** What a failed call means for the user: refused (409) or unreachable (503). */
   failure(error: unknown): AppError
 }
@@ -104,6 +133,10 @@ export type CheckoutGateway = {
    */
   closeCheckout(providerRef: string): Promise<'closed' | 'paid'>
   subscriptions?: SubscriptionManager
+  /** Card refunds, where the provider can give money back by API (Stripe). */
+  refunds?: CardRefunds
+  /** An order's checkout as the provider holds it now (BTCPay's invoice): its status and amount. */
+  checkoutState?(providerRef: string): Promise<{ status: string; amount: number; currency: string }>
 }
 
 /** A real provider: its results arrive as signed webhooks at `POST /api/webhooks/<provider>`. */

@@ -1,3 +1,4 @@
+import type { Audit } from '#contracts/admin-audit.ts'
 import type { Locale } from '#contracts/locales.ts'
 import type { PaymentStart, PaymentStatus } from '#contracts/payments.ts'
 import type { SubscriptionView } from '#contracts/payments-schemas.ts'
@@ -8,8 +9,11 @@ import type { Entitlements } from '#server/modules/entitlements/entitlements.ser
 import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
 import { createCheckouts } from './checkout.ts'
 import type { PaymentGateways } from './gateways.ts'
+import { createMoneyConsole } from './money-console.ts'
 import type { PaymentsRepo, SubscriptionRow } from './payments.repo.ts'
 import { decidePurchase } from './plan-change.ts'
+import type { RefundsRepo } from './refunds.repo.ts'
+import { createRefunds } from './refunds.ts'
 import { sandboxOutcome } from './sandbox-gateway.ts'
 import { subscriptionView } from './subscription-state.ts'
 import { createSubscriptions } from './subscriptions.ts'
@@ -17,6 +21,8 @@ import { createWebhookOutcomes } from './webhook-outcomes.ts'
 
 export type PaymentsDeps = {
   repo: PaymentsRepo
+  /** The refunds an operator asked for (ADR 056); their webhooks settle them. */
+  refunds: RefundsRepo
   /** The plans on sale and what each awards: entitlements' registry. */
   plans: Pick<Entitlements, 'listPlans'>
   diamonds: DiamondsService
@@ -58,6 +64,16 @@ export function createPaymentsService(deps: PaymentsDeps) {
   }
 
   return {
+    /**
+     * The money side of the operator console (ADR 056): lists, cancelling a plan (`money-console.ts`)
+     * and refunds (`refunds.ts`), each action audited through `audit` (the console's audit log).
+     */
+    console(audit: Audit) {
+      const money = createMoneyConsole({ ...deps, audit })
+      const refunds = createRefunds({ ...deps, audit })
+      return { ...money, refunds }
+    },
+
     /**
      * Card: a checkout at the card provider (Stripe's in subscription mode, or the sandbox without
      * Stripe keys), or, while a card plan runs, a change of that subscription. Refuses the plan

@@ -7,8 +7,11 @@ import {
   type PaymentOutcome,
   type PlanChangeRequest,
   type ProviderDefinition,
+  type RefundRequest,
+  type RefundState,
   type SubscriptionChanged,
 } from './gateway.ts'
+import type { RefundStatus } from './payments.repo.ts'
 
 type Loose = Record<string, unknown> | null | undefined
 
@@ -178,10 +181,54 @@ export function createStripeGateway(options: {
     return { refunded }
   }
 
+  /**
+   * Gives back `amount` of an order's payment (ADR 056). The order's Checkout Session names its
+   * first invoice (or its subscription, whose latest invoice it then is), and that invoice's paid
+   * payment is what is refunded. Our refund id is the idempotency key and rides in the metadata,
+   * so a retried call is one refund at Stripe and its webhooks find our row.
+   */
+  async function refund(request: RefundRequest) {
+    const session = await stripe.checkout.sessions.retrieve(request.providerRef)
+    const loose = session as unknown as Record<string, unknown>
+    const subscriptionId = idOf(loose.subscription)
+    let invoiceId = idOf(loose.invoice)
+    if (!invoiceId && subscriptionId) {
+      invoiceId = idOf((await stripe.subscriptions.retrieve(subscriptionId)).latest_invoice)
+    }
+    let target: { payment_intent: string } | { charge: string } | undefined = idOf(loose.payment_intent)
+      ? { payment_intent: String(idOf(loose.payment_intent)) }
+      : undefined
+    if (!target && invoiceId) {
+      const payments = await stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid', limit: 1 })
+      const payment = payments.data[0]?.payment
+      const intent = idOf(payment?.payment_intent)
+      const charge = idOf(payment?.charge)
+      target = intent ? { payment_intent: intent } : charge ? { charge } : undefined
+    }
+    if (!target) throw new Error(`Stripe holds no paid payment for Checkout Session ${request.providerRef}`)
+    const created = await stripe.refunds.create(
+      {
+        ...target,
+        amount: request.amount,
+        reason: 'requested_by_customer',
+        metadata: { orderId: request.orderId, refundId: request.refundId },
+      },
+      { idempotencyKey: `refund:${request.refundId}` },
+    )
+    return {
+      refundId: request.refundId,
+      providerRefundId: created.id,
+      status: refundStatus(created.status),
+      amount: created.amount,
+      providerSubscriptionId: subscriptionId,
+    }
+  }
+
   return {
     provider: 'stripe',
     paymentTypes: ['card'],
     startCheckout,
+    refunds: { refund, failure: stripeFailure },
 
     async closeCheckout(sessionId) {
       const status = await expireCheckout(sessionId)
@@ -218,6 +265,9 @@ export function createStripeGateway(options: {
       },
       changePlan,
       cancelAndRefund,
+      async cancelNow(subscriptionId, idempotencyKey) {
+        await stripe.subscriptions.cancel(subscriptionId, { invoice_now: false, prorate: false }, { idempotencyKey })
+      },
       failure: stripeFailure,
     },
   }
@@ -308,6 +358,18 @@ export function stripeOutcome(event: Stripe.Event): PaymentOutcome | undefined {
     }
     case 'customer.subscription.updated':
       return subscriptionChange(object)
+    case 'refund.created':
+    case 'refund.updated':
+    case 'refund.failed': {
+      const refund = refundState(object)
+      return refund ? { kind: 'refunds-changed', refunds: [refund] } : undefined
+    }
+    case 'charge.refunded': {
+      // Older API versions list the charge's refunds here; recent ones send refund.* events instead.
+      const listed = (((object.refunds as Loose)?.data ?? []) as Record<string, unknown>[]).map(refundState)
+      const refunds = listed.filter((r): r is RefundState => r !== undefined)
+      return refunds.length > 0 ? { kind: 'refunds-changed', refunds } : undefined
+    }
     default:
       return undefined
   }
@@ -336,5 +398,22 @@ export function subscriptionChange(object: Record<string, unknown>): Subscriptio
     planId: priceMetadata.planId ?? metadata.planId,
     billingCycle: billingCycle === 'yearly' || billingCycle === 'monthly' ? billingCycle : undefined,
     periodEnd: typeof item?.current_period_end === 'number' ? new Date(item.current_period_end * 1000) : undefined,
+  }
+}
+
+/** A Stripe Refund's status in our terms: `requires_action` and unknown ones are still pending. */
+function refundStatus(status: string | null | undefined): RefundStatus {
+  return status === 'succeeded' || status === 'failed' || status === 'canceled' ? status : 'pending'
+}
+
+/** A Stripe Refund object as a refund of ours; undefined for a refund not made by the console. */
+function refundState(object: Record<string, unknown>): RefundState | undefined {
+  const refundId = ((object.metadata ?? {}) as Record<string, string>).refundId
+  if (!refundId || typeof object.id !== 'string') return undefined
+  return {
+    refundId,
+    providerRefundId: object.id,
+    status: refundStatus(typeof object.status === 'string' ? object.status : undefined),
+    amount: typeof object.amount === 'number' ? object.amount : 0,
   }
 }

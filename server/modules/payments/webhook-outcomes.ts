@@ -6,9 +6,10 @@ import type { PaymentOutcome, ProviderEvent } from './gateway.ts'
 import type { OrderRow, PaymentProvider, SubscriptionRow } from './payments.repo.ts'
 import type { PaymentsDeps } from './payments.service.ts'
 import { addPeriod, liveSubscription, oneOffPeriod } from './plan-change.ts'
+import { createRefundSettlement } from './refunds.ts'
 import { isNewer, stateAfterChange } from './subscription-state.ts'
 
-type OutcomeDeps = Pick<PaymentsDeps, 'repo' | 'plans' | 'diamonds' | 'log' | 'jobs'> & {
+type OutcomeDeps = Pick<PaymentsDeps, 'repo' | 'refunds' | 'plans' | 'diamonds' | 'log' | 'jobs'> & {
   securityEvent: NonNullable<PaymentsDeps['securityEvent']>
 }
 
@@ -20,6 +21,7 @@ type OutcomeDeps = Pick<PaymentsDeps, 'repo' | 'plans' | 'diamonds' | 'log' | 'j
  */
 export function createWebhookOutcomes(deps: OutcomeDeps) {
   const { repo, diamonds, log, securityEvent } = deps
+  const settleRefund = createRefundSettlement(deps)
 
   // Plans are read before a transaction opens: on the embedded database a query outside the
   // transaction would wait for it to finish, forever.
@@ -73,6 +75,12 @@ export function createWebhookOutcomes(deps: OutcomeDeps) {
           currentPeriodEnd: end,
           lastEventAt: eventAt,
         })
+        return
+      }
+      case 'refunds-changed': {
+        // The refund's row is locked and its diamonds taken back once, however often this arrives
+        // and whether before or after the API's answer (ADR 056).
+        for (const refund of outcome.refunds) await settleRefund(tx, refund)
         return
       }
       case 'subscription-changed': {
@@ -242,11 +250,19 @@ export function createWebhookOutcomes(deps: OutcomeDeps) {
       outcome: PaymentOutcome | undefined,
     ): Promise<boolean> {
       const list = await deps.plans.listPlans()
-      return repo.transaction(async (tx) => {
-        if (!(await repo.recordEvent(tx, provider, event.id, event.type))) return false
-        if (outcome) await apply(tx, outcome, event.at, list)
-        return true
-      })
+      try {
+        return await repo.transaction(async (tx) => {
+          if (!(await repo.recordEvent(tx, provider, event.id, event.type))) return false
+          if (outcome) await apply(tx, outcome, event.at, list)
+          else await repo.setEventOutcome(tx, provider, event.id, 'ignored')
+          return true
+        })
+      } catch (error) {
+        // Rolled back; the console's list shows why, and the provider's retry is handled as new.
+        const failure = error instanceof Error ? error.message : String(error)
+        await repo.recordEventFailure(provider, event.id, event.type, failure.slice(0, 500)).catch(() => {})
+        throw error
+      }
     },
   }
 }

@@ -13,8 +13,18 @@ import {
 /** What the sitemaps need from the catalogue and the blog. */
 export type SitemapSources = {
   catalogue: {
-    listSitemapRoles(offset: number, limit: number): Promise<{ publicId: string; updatedAt: Date }[]>
-    sitemapRoleStats(): Promise<{ count: number; longestId: number; lastModified: Date | null }>
+    /** With `locale`: only the roles that have their own text in it. `locales`: those that have. */
+    listSitemapRoles(
+      offset: number,
+      limit: number,
+      locale?: Locale,
+    ): Promise<{ publicId: string; updatedAt: Date; locales: Locale[] }[]>
+    sitemapRoleStats(): Promise<{
+      count: number
+      perLocale: Record<string, number>
+      longestId: number
+      lastModified: Date | null
+    }>
   }
   blog: {
     sitemapEntries(): { slug: string; path: string; lastmod: string; translations: Locale[] }[]
@@ -41,6 +51,7 @@ export const PRIVATE_PATHS = [
   '/chat/',
   '/characters/edit/',
   '/characters/mine',
+  '/characters/lorebooks',
   '/login',
   '/register',
   '/verify',
@@ -76,8 +87,11 @@ export function sitemapPath(locale: Locale, part: number): string {
 /**
  * The sitemaps: an index at `/sitemap.xml` pointing to one sitemap per locale (`/en/sitemap.xml`,
  * `/fr/sitemap.xml`, ...; split into `sitemap-2.xml`, ... past 50,000 URLs or 50 MiB). Each lists
- * the locale's URLs of the static pages, the articles written in it and every public character
- * for everyone, each with its hreflang alternates and last change.
+ * the locale's URLs of the static pages, the articles written in it and the public characters for
+ * everyone that have their own text in it (their source language, or a translation that is not
+ * stale: ADR 039), each with its hreflang alternates (the same rule) and last change. A character
+ * page in any other locale shows the source text inside a translated template: for Google a
+ * duplicate of the source-language page, so it is not listed (docs/blog-and-seo.md).
  */
 export function createSitemapService(deps: SitemapDeps) {
   const origin = new URL(deps.publicUrl).origin
@@ -117,7 +131,8 @@ export function createSitemapService(deps: SitemapDeps) {
 
   async function layoutOf(locale: Locale) {
     const head = [...(await staticPages()), ...blogPages().filter((page) => page.locales.includes(locale))]
-    const { count, longestId, lastModified } = await roleStats()
+    const { perLocale, longestId, lastModified } = await roleStats()
+    const count = perLocale[locale] ?? 0
     const longestPath = Math.max(...head.map((p) => Buffer.byteLength(p.path)), rolePath('').length + 3 * longestId)
     const perFile = Math.min(
       deps.maxUrlsPerSitemap ?? Number.POSITIVE_INFINITY,
@@ -160,8 +175,8 @@ export function createSitemapService(deps: SitemapDeps) {
       const roleStart = Math.max(0, start - head.length)
       const roleEnd = end - head.length
       if (roleEnd > roleStart) {
-        for (const role of await deps.catalogue.listSitemapRoles(roleStart, roleEnd - roleStart)) {
-          pages.push({ path: rolePath(role.publicId), lastmod: role.updatedAt.toISOString(), locales: LOCALES })
+        for (const role of await deps.catalogue.listSitemapRoles(roleStart, roleEnd - roleStart, locale)) {
+          pages.push({ path: rolePath(role.publicId), lastmod: role.updatedAt.toISOString(), locales: role.locales })
         }
       }
       return urlSetXml(pages.map((page) => urlOf(locale, page)))

@@ -46,9 +46,35 @@ describe('sitemaps and robots.txt', () => {
   let t: TestApp
   let publicIds: string[]
   let hidden: string[]
+  let japanese: string
   beforeAll(async () => {
     t = await buildTestApp()
     const { db } = t.database
+    // Written in Japanese, translated into French by its author; a German machine translation made
+    // from older texts (stale) does not count.
+    const { user } = await t.login()
+    japanese = await createRole(db, {
+      name: '茶屋の娘',
+      sourceLanguage: 'ja',
+      creatorId: user.id,
+      introduction: '京都の茶屋で働く娘。',
+    })
+    const texts = t.app.services.roleTexts
+    await texts.saveAuthorTranslation(user.id, japanese, 'fr', {
+      name: 'La fille du salon de thé',
+      introduction: 'Elle sert le thé à Kyoto.',
+      scenario: '',
+      firstMessage: '',
+      alternateGreetings: [],
+    })
+    const machine = {
+      name: null,
+      introduction: 'Sie serviert Tee.',
+      scenario: '',
+      firstMessage: '',
+      alternateGreetings: [],
+    }
+    await texts.saveMachineTranslation(japanese, 'de', machine, 'hash of older texts')
     await createTags(db, [{ slug: 'fantasy', names: { en: 'Fantasy' } }])
     publicIds = [
       await createRole(db, { name: 'Open Door', tagSlugs: ['fantasy'] }),
@@ -95,7 +121,7 @@ describe('sitemaps and robots.txt', () => {
     expect(res.body).toMatch(/<lastmod>\d{4}-\d{2}-\d{2}/)
   })
 
-  it('lists static pages, articles and public characters for everyone in every locale, valid against sitemap.xsd', async () => {
+  it('lists static pages, articles and the public characters for everyone that have their own text in the locale, valid against sitemap.xsd', async () => {
     const blogs = (await get('/api/sitemap/blogs')).json().data.items as { path: string; translations: string[] }[]
     for (const locale of LOCALES) {
       const res = await get(`/${locale}/sitemap.xml`)
@@ -106,7 +132,13 @@ describe('sitemaps and robots.txt', () => {
       for (const path of ['/', '/characters', '/blog', '/subscribe', '/links', '/privacy-policy']) {
         expect(urls, `${locale} ${path}`).toContain(at(path))
       }
-      for (const id of publicIds) expect(urls).toContain(at(`/characters/${encodePathSegment(id)}`))
+      // Written in English: listed in English only. Other locales show the English text in a
+      // translated template, a duplicate of the English page for a search engine.
+      for (const id of publicIds) {
+        expect(urls.includes(at(`/characters/${encodePathSegment(id)}`)), `${locale} ${id}`).toBe(locale === 'en')
+      }
+      // Its source language and its fresh translation; not the stale one, not English.
+      expect(urls.includes(at(`/characters/${japanese}`)), locale).toBe(locale === 'ja' || locale === 'fr')
       for (const id of hidden) expect(urls.some((u) => u.includes(id))).toBe(false)
       expect(urls.some((u) => /\/(login|register|chat|verify)\b/.test(u))).toBe(false)
       // An article is listed where it is written; other locales show English, which is not theirs to list.
@@ -114,9 +146,20 @@ describe('sitemaps and robots.txt', () => {
         expect(urls.includes(at(blog.path)), `${locale} ${blog.path}`).toBe(blog.translations.includes(locale))
       for (const block of urlBlocks(res.body)) {
         expect(block).toMatch(/<lastmod>[^<]+<\/lastmod>/)
-        expect(block).toContain('hreflang="x-default"')
+        // English stands for every other language, where the page has an English version.
+        if (!block.includes(japanese)) expect(block).toContain('hreflang="x-default"')
       }
     }
+    for (const locale of ['ja', 'fr']) {
+      const block = urlBlocks((await get(`/${locale}/sitemap.xml`)).body).find((b) => b.includes(japanese)) ?? ''
+      expect([...block.matchAll(/hreflang="([^"]+)" href="([^"]+)"/g)].map((m) => [m[1], m[2]])).toEqual([
+        ['ja', `${ORIGIN}/ja/characters/${japanese}`],
+        ['fr', `${ORIGIN}/fr/characters/${japanese}`],
+      ])
+    }
+    const englishRole =
+      urlBlocks((await get('/en/sitemap.xml')).body).find((b) => b.includes(publicIds[0] ?? '-')) ?? ''
+    expect([...englishRole.matchAll(/hreflang="([^"]+)"/g)].map((m) => m[1])).toEqual(['en', 'x-default'])
     const english = (await get('/en/sitemap.xml')).body
     const home = urlBlocks(english).find((b) => b.startsWith(`<loc>${ORIGIN}/</loc>`)) ?? ''
     expect(home.match(/<xhtml:link /g)).toHaveLength(22)
@@ -158,7 +201,7 @@ describe('sitemaps and robots.txt', () => {
 
   it('answers the spec calls the sitemaps are built from', async () => {
     const pages = (await get('/api/sitemap/pages?pageSize=5')).json().data
-    expect(pages.total).toBe(6 + publicIds.length)
+    expect(pages.total).toBe(6 + publicIds.length + 1)
     expect(pages.items.map((p: { path: string }) => p.path)).toEqual([
       '/',
       '/characters',

@@ -14,6 +14,16 @@ export function createUsersRepo(db: Db) {
       return row?.username ?? null
     },
 
+    /** The account of an e-mail address, compared case-insensitively. */
+    async idByEmail(email: string): Promise<string | null> {
+      const [row] = await db
+        .select({ id: users.id })
+        .from(users)
+        .where(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`)
+        .limit(1)
+      return row?.id ?? null
+    },
+
     async showsAdultContent(userId: string): Promise<boolean> {
       const [row] = await db.select({ show: users.showAdultContent }).from(users).where(eq(users.id, userId)).limit(1)
       return row?.show ?? false

@@ -11,6 +11,11 @@ export function createUsersService(repo: UsersRepo) {
       return (await repo.usernameOf(userId)) ?? ''
     },
 
+    /** The account of an e-mail address (any case), or null: the operator's command line names staff by it. */
+    async idByEmail(email: string): Promise<string | null> {
+      return repo.idByEmail(email)
+    },
+
     /** Whether the user chose, once confirmed 18 or older, to see adult characters. */
     async showsAdultContent(userId: string): Promise<boolean> {
       return repo.showsAdultContent(userId)

@@ -16,13 +16,14 @@ const role: RoleSummary = {
   createdAt: '2026-01-01T00:00:00Z',
   isAdult: false,
   gated: false,
+  language: 'en',
 }
 
-const render = (pathname: string) =>
+const render = (pathname: string, shown: RoleSummary = role) =>
   renderToString(
     <MemoryRouter initialEntries={[pathname]}>
       <ul>
-        <RoleCard role={role} href="/characters/r1" />
+        <RoleCard role={shown} href="/characters/r1" />
       </ul>
     </MemoryRouter>,
   )
@@ -34,7 +35,17 @@ describe('a character card', () => {
   })
 
   it('shows the summary with its names filled in and without emphasis marks', () => {
-    // No i18n instance in this test: the neutral word shows as its key.
-    expect(render('/characters')).toContain('She bows. A guide for role.userStandIn, says Aiko')
+    expect(render('/characters')).toContain('She bows. A guide for you, says Aiko')
+  })
+
+  it("marks name and summary with their language when it is not the page's, {{user}} in that language", () => {
+    const japanese: RoleSummary = { ...role, name: '藍子', summary: '{{user}}を案内する{{char}}', language: 'ja' }
+    const onEnglish = render('/characters', japanese)
+    expect(onEnglish).toMatch(/<a[^>]* lang="ja"[^>]*>藍子<\/a>/)
+    expect(onEnglish).toMatch(/<p[^>]* lang="ja"[^>]*>あなたを案内する藍子<\/p>/)
+    // On the Japanese page it is the page's language: no attribute.
+    expect(render('/ja/characters', japanese)).not.toContain('lang=')
+    expect(render('/zh-cn/characters', { ...japanese, language: 'zh-cn' })).not.toContain('lang=')
+    expect(render('/ja/characters', role)).toContain('lang="en"')
   })
 })

@@ -4,12 +4,21 @@ import { Link, useLocation } from 'react-router'
 import { formatRating } from '#app/lib/format.ts'
 import { withoutEmphasis } from '#app/lib/plain-text.ts'
 import type { RoleSummary } from '#contracts/catalogue.ts'
-import { splitLocalePath } from '#contracts/locales.ts'
+import { cardSrcSet, imageVariantUrl } from '#contracts/images.ts'
+import { LOCALE_TAGS, splitLocalePath } from '#contracts/locales.ts'
 import { replaceMacros } from '#contracts/macros.ts'
+import { USER_STAND_IN } from '#contracts/user-stand-in.ts'
+
+/** How wide a card is in the grid of RoleGrid (2 to 6 columns), for the picture's `srcset`. */
+const CARD_SIZES =
+  '(min-width: 1536px) 16vw, (min-width: 1280px) 20vw, (min-width: 1024px) 25vw, (min-width: 640px) 33vw, 50vw'
 
 /**
- * A character in a grid: avatar, name, tags, summary, chats and rating. Adult ones stay blurred.
+ * A character in a grid: its picture in a 2:3 frame as card sites show it (a 2:3 portrait whole;
+ * ADR 042), name, tags, summary, chats and rating. Adult ones stay blurred.
  * The name is a heading one level below the grid's own (`h2` when the page title is the only one).
+ * Name and summary are in the page's language when the character has a translation, else in its
+ * own: then they carry that `lang` (ADR 039), and `{{user}}` is "you" in that language.
  */
 export function RoleCard({
   role,
@@ -26,18 +35,23 @@ export function RoleCard({
   const { locale } = splitLocalePath(useLocation().pathname)
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
   const rating = formatRating(locale, role.rating.average)
+  const lang = role.language === locale ? undefined : LOCALE_TAGS[role.language]
+  const names = { char: role.name, user: USER_STAND_IN[role.language] }
   return (
     <li className="group relative flex flex-col overflow-hidden rounded-2xl border border-zinc-800 bg-zinc-900 transition hover:border-violet-500/60">
-      <div className="relative aspect-square overflow-hidden bg-zinc-800">
+      <div className="relative aspect-[2/3] overflow-hidden bg-zinc-800">
         {role.avatarUrl ? (
           <img
-            src={role.avatarUrl}
+            src={imageVariantUrl(role.avatarUrl, 'card-320')}
+            srcSet={cardSrcSet(role.avatarUrl)}
+            sizes={CARD_SIZES}
             alt=""
-            width={512}
-            height={512}
+            width={320}
+            height={480}
             loading={eager ? 'eager' : 'lazy'}
             decoding="async"
-            className={`size-full object-cover transition group-hover:scale-105 ${role.gated ? 'scale-110 blur-xl' : ''}`}
+            data-testid="role-card-picture"
+            className={`size-full object-cover object-top transition group-hover:scale-105 ${role.gated ? 'scale-110 blur-xl' : ''}`}
           />
         ) : null}
         {role.isAdult ? (
@@ -51,6 +65,7 @@ export function RoleCard({
           <Link
             to={href}
             dir="auto"
+            lang={lang}
             className="after:absolute after:inset-0 focus-visible:outline-none"
             prefetch="intent"
           >
@@ -70,8 +85,8 @@ export function RoleCard({
           <p className="line-clamp-3 text-sm text-zinc-400">{t('card.adultHidden')}</p>
         ) : (
           // Characters are written in any language: the text takes its direction from its content.
-          <p dir="auto" className="line-clamp-3 text-start text-sm text-zinc-400">
-            {withoutEmphasis(replaceMacros(role.summary, { char: role.name, user: t('role.userStandIn') }))}
+          <p dir="auto" lang={lang} className="line-clamp-3 text-start text-sm text-zinc-400">
+            {withoutEmphasis(replaceMacros(role.summary, names))}
           </p>
         )}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400">

@@ -1,5 +1,5 @@
-import { BookOpen, Trash2 } from 'lucide-react'
-import { type ReactNode, useEffect, useMemo, useRef, useState } from 'react'
+import { BookOpen, Paperclip, Trash2 } from 'lucide-react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { isApiError } from '#app/lib/http.ts'
@@ -13,13 +13,25 @@ import {
   type FieldProblem,
   type ImportResult,
 } from '#contracts/characters.ts'
+import { LOCALE_TAGS, type Locale } from '#contracts/locales.ts'
 import { saveRole } from '../api/save-role.ts'
 import { clearDraft, draftKey, loadDraft, saveDraft } from '../draft-storage.ts'
-import { type CharacterFormState, formDataOf, formOfImport, problemsOf } from '../form-state.ts'
+import {
+  type CharacterFormState,
+  formDataOf,
+  formOfImport,
+  problemsOf,
+  sourceTextsOf,
+  withSourceLanguage,
+} from '../form-state.ts'
 import { CharacterPreview } from './character-preview.tsx'
+import { fieldErrorText } from './field-error.ts'
+import { Section } from './form-section.tsx'
 import { GreetingsEditor } from './greetings-editor.tsx'
 import { ImageField } from './image-field.tsx'
 import { ImportCardPanel, ImportReport } from './import-card-panel.tsx'
+import { LanguagesSection } from './languages-section.tsx'
+import { LorebooksSection, useAttachedLorebooks } from './lorebooks-section.tsx'
 import { TagPicker } from './tag-picker.tsx'
 import { TextField } from './text-field.tsx'
 
@@ -64,7 +76,7 @@ export function CharacterForm({
   roleId: string | null
   initial: CharacterFormState
   knownTags: Tag[]
-  locale: string
+  locale: Locale
   onSaved: (role: EditableRole) => void
   onCancel: () => void
 }) {
@@ -72,7 +84,9 @@ export function CharacterForm({
   const { t: tCommon } = useTranslation()
   const key = draftKey(roleId)
   const [restored] = useState(() => loadDraft(key))
-  const [state, setState] = useState<CharacterFormState>(() => restored?.state ?? initial)
+  const [state, setState] = useState<CharacterFormState>(() =>
+    restored ? withSourceLanguage(restored.state, initial) : initial,
+  )
   const [showRestored, setShowRestored] = useState(Boolean(restored))
   const [imagesDropped, setImagesDropped] = useState(restored?.imagesDropped ?? false)
   const [attempted, setAttempted] = useState(false)
@@ -82,6 +96,8 @@ export function CharacterForm({
   const [imported, setImported] = useState<ImportResult | null>(null)
   const summaryRef = useRef<HTMLDivElement>(null)
   const touched = useRef(false)
+  // The user's lorebooks attached to the character (ADR 043), stored after the character's save.
+  const lorebooks = useAttachedLorebooks(roleId)
 
   // Keep the draft while typing; nothing is stored until the user changes something.
   useEffect(() => {
@@ -98,6 +114,13 @@ export function CharacterForm({
     return [...shown, ...fromServer.filter((p) => !paths.has(p.path))]
   }, [live, attempted, fromServer])
   const problemAt = (path: string) => problems.find((p) => p.path === path)
+  // Translations are made from the saved texts; the Languages part says when the form's differ.
+  const savedTexts = useMemo(() => sourceTextsOf(initial), [initial])
+  const sourceEdited = useMemo(
+    () => JSON.stringify(sourceTextsOf(state)) !== JSON.stringify(savedTexts),
+    [state, savedTexts],
+  )
+  const lang = LOCALE_TAGS[state.sourceLanguage]
 
   function update(patch: Partial<CharacterFormState>) {
     touched.current = true
@@ -128,6 +151,7 @@ export function CharacterForm({
     setSummary(null)
     try {
       const saved = await saveRole(formDataOf(state, roleId !== null), { roleId, locale })
+      await lorebooks.save(saved.roleId)
       clearDraft(key)
       notify(roleId ? t('form.saved') : t('form.created'), { type: 'success' })
       onSaved(saved)
@@ -153,6 +177,7 @@ export function CharacterForm({
       value={state[field]}
       rows={options.rows}
       required={options.required}
+      lang={lang}
       limit={CHARACTER_LIMITS[field]}
       problem={problemAt(field)}
       onChange={(value) => update({ [field]: value })}
@@ -216,7 +241,7 @@ export function CharacterForm({
               label={t('form.avatar')}
               hint={t('form.avatarHint', { size: CHARACTER_LIMITS.imageBytes / MiB })}
               value={state.avatar}
-              shape="square"
+              shape="portrait"
               problem={problemAt('avatar')}
               onChange={(avatar) => update({ avatar })}
             />
@@ -260,14 +285,51 @@ export function CharacterForm({
                 </button>
               </div>
             ) : null}
-            {problemAt('lorebook') ? (
-              <p className="-mt-3 mb-5 text-sm text-rose-300">{t('fieldErrors.invalid')}</p>
+            {state.cardFiles.kind !== 'none' ? (
+              <div
+                className="mb-5 flex flex-wrap items-center justify-between gap-2 rounded-lg bg-zinc-900 p-3 text-sm"
+                data-testid="card-files"
+              >
+                <span className="flex items-center gap-2 text-zinc-300">
+                  <Paperclip aria-hidden="true" className="size-4 text-violet-300" />
+                  {t('form.cardFiles', { count: state.cardFiles.count })}
+                </span>
+                <button type="button" className="button-ghost" onClick={() => update({ cardFiles: { kind: 'none' } })}>
+                  <Trash2 aria-hidden="true" className="size-4" />
+                  {t('form.removeCardFiles')}
+                </button>
+              </div>
             ) : null}
+            {(['lorebook', 'cardExtras', 'cardFiles'] as const).map((path) => {
+              const problem = problemAt(path)
+              return problem ? (
+                <p
+                  key={path}
+                  id={`character-${path}`}
+                  tabIndex={-1}
+                  className="-mt-3 mb-5 text-sm text-rose-300"
+                  data-testid={`error-${path}`}
+                >
+                  {t('import.problem', {
+                    field:
+                      path === 'lorebook'
+                        ? t('form.lorebookLabel')
+                        : path === 'cardFiles'
+                          ? t('form.cardFilesLabel')
+                          : t('form.cardExtras'),
+                    problem: fieldErrorText(t, problem),
+                  })}
+                </p>
+              ) : null
+            })}
           </Section>
+
+          <LorebooksSection attachments={lorebooks} />
 
           <Section title={t('form.greetings')}>
             {text('firstMessage', { rows: 4, hint: t('form.firstMessageHint') })}
             <GreetingsEditor
+              lang={lang}
               value={state.alternateGreetings}
               problems={problems.filter((p) => fieldOf(p.path) === 'alternateGreetings')}
               onChange={(alternateGreetings) => update({ alternateGreetings })}
@@ -320,6 +382,16 @@ export function CharacterForm({
             </label>
           </Section>
 
+          <LanguagesSection
+            roleId={roleId}
+            uiLocale={locale}
+            value={state.sourceLanguage}
+            savedLanguage={initial.sourceLanguage}
+            source={savedTexts}
+            sourceEdited={sourceEdited}
+            onChange={(sourceLanguage) => update({ sourceLanguage })}
+          />
+
           <div className="sticky bottom-0 z-10 -mx-1 flex flex-wrap justify-end gap-2 border-t border-zinc-800 bg-zinc-950/95 px-1 py-3 backdrop-blur">
             <button type="button" className="button-ghost" onClick={onCancel}>
               {t('form.cancel')}
@@ -334,14 +406,5 @@ export function CharacterForm({
         <CharacterPreview state={state} />
       </aside>
     </div>
-  )
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section className="mb-6 rounded-2xl border border-zinc-800 bg-zinc-900/60 p-4 sm:p-5">
-      <h2 className="mb-4 text-lg font-semibold">{title}</h2>
-      {children}
-    </section>
   )
 }

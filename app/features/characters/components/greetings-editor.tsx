@@ -9,10 +9,13 @@ export function GreetingsEditor({
   value,
   onChange,
   problems,
+  lang,
 }: {
   value: string[]
   onChange: (greetings: string[]) => void
   problems: FieldProblem[]
+  /** The language the greetings are written in (BCP 47). */
+  lang?: string
 }) {
   const { t } = useTranslation('characters-edit')
   const listProblem = problems.find((p) => p.path === 'alternateGreetings')
@@ -33,6 +36,7 @@ export function GreetingsEditor({
               label={t('form.greeting', { number: index + 1 })}
               value={greeting}
               rows={3}
+              lang={lang}
               limit={CHARACTER_LIMITS.greeting}
               problem={problems.find((p) => p.path === `alternateGreetings.${index}`)}
               onChange={(text) => onChange(value.map((g, i) => (i === index ? text : g)))}

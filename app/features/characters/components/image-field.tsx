@@ -38,7 +38,7 @@ export function ImageField({
   hint: string
   value: ImageValue
   onChange: (value: ImageValue) => void
-  shape: 'square' | 'wide'
+  shape: 'portrait' | 'wide'
   problem?: FieldProblem | undefined
 }) {
   const { t } = useTranslation('characters-edit')
@@ -60,10 +60,16 @@ export function ImageField({
       </span>
       <div className="flex flex-wrap items-center gap-4">
         <div
-          className={`grid shrink-0 place-items-center overflow-hidden rounded-xl border border-zinc-700 bg-zinc-800 text-center text-xs text-zinc-400 ${shape === 'square' ? 'size-24' : 'aspect-[3/1] w-48'}`}
+          className={`grid shrink-0 place-items-center overflow-hidden rounded-xl border border-zinc-700 bg-zinc-800 text-center text-xs text-zinc-400 ${shape === 'portrait' ? 'aspect-[2/3] w-24' : 'aspect-[3/1] w-48'}`}
         >
           {src ? (
-            <img src={src} alt="" className="size-full object-cover" data-testid={`${id}-preview`} />
+            // The whole picture, as it is kept (ADR 042); pages frame it.
+            <img
+              src={src}
+              alt=""
+              className={`size-full ${shape === 'portrait' ? 'object-contain' : 'object-cover'}`}
+              data-testid={`${id}-preview`}
+            />
           ) : (
             <span className="px-2">{t('form.noImage')}</span>
           )}

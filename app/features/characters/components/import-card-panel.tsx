@@ -1,5 +1,5 @@
-import { FileUp, X } from 'lucide-react'
-import { useRef, useState } from 'react'
+import type { TFunction } from 'i18next'
+import { X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import type { CardProblem } from '#contracts/api-errors.ts'
@@ -7,9 +7,14 @@ import {
   CARD_IMPORT_ERRORS,
   CARD_REPORT_REASONS,
   type CardReportReason,
+  CHARACTER_TEXT_FIELDS,
+  type CharacterTextField,
   type ImportResult,
 } from '#contracts/characters.ts'
 import { importCardFile } from '../api/import-card.ts'
+import { useFilePick } from '../hooks/use-file-pick.ts'
+import { fieldErrorText } from './field-error.ts'
+import { FilePickButton, FileProblem } from './file-pick.tsx'
 
 /** "Import a card": reads a PNG, JSON or CHARX card on the server and hands the draft to the form. */
 export function ImportCardPanel({
@@ -21,26 +26,16 @@ export function ImportCardPanel({
 }) {
   const { t } = useTranslation('characters-edit')
   const { t: tCommon } = useTranslation()
-  const input = useRef<HTMLInputElement>(null)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-
-  const read = async (file: File | undefined) => {
-    if (!file) return
-    setBusy(true)
-    setError(null)
-    try {
-      onImported(await importCardFile(file, locale))
-    } catch (failure) {
-      setError(t('import.failed', { reason: importErrorText(failure) }))
-    } finally {
-      setBusy(false)
-      if (input.current) input.current.value = ''
-    }
-  }
+  const picker = useFilePick(
+    async (file) => onImported(await importCardFile(file, locale)),
+    (failure) => t('import.failed', { reason: importErrorText(failure) }),
+  )
 
   /** A card the server could not read says why (`details.reason`); other failures get the common words. */
   function cardProblemText(problem: CardProblem): string | undefined {
+    if (problem.reason === 'too_large' && problem.field === LOREBOOK_ENTRIES && problem.limit !== undefined) {
+      return t('importErrors.too_many_entries', { count: problem.limit })
+    }
     if (problem.reason === 'too_large' && problem.field)
       return t('importErrors.too_large_field', { field: problem.field })
     return (CARD_IMPORT_ERRORS as readonly string[]).includes(problem.reason)
@@ -64,33 +59,34 @@ export function ImportCardPanel({
         {t('import.title')}
       </h2>
       <p className="mt-1 text-sm text-zinc-400">{t('import.text')}</p>
-      <input
-        ref={input}
-        id="card-file"
-        type="file"
+      <FilePickButton
+        picker={picker}
         accept=".png,.json,.charx,image/png,application/json"
-        className="sr-only"
-        aria-labelledby="import-button"
-        onChange={(event) => read(event.target.files?.[0])}
-        data-testid="card-file"
-      />
-      <button
-        id="import-button"
-        type="button"
+        label={t('import.choose')}
+        busyLabel={t('import.reading')}
         className="button-secondary mt-3 px-4 py-2 text-sm"
-        disabled={busy}
-        onClick={() => input.current?.click()}
-      >
-        <FileUp aria-hidden="true" className="size-4" />
-        {busy ? t('import.reading') : t('import.choose')}
-      </button>
-      {error ? (
-        <p role="alert" className="mt-3 rounded-lg bg-rose-950/60 p-3 text-sm text-rose-200">
-          {error}
-        </p>
-      ) : null}
+        testId="card-file"
+        ids={{ input: 'card-file', button: 'import-button' }}
+      />
+      <FileProblem problem={picker.problem} />
     </section>
   )
+}
+
+/** The card field of a lorebook with more entries than a character may have (the codec's and the service's path). */
+const LOREBOOK_ENTRIES = 'character_book.entries'
+
+/** The form field a problem of the filled form is about, in the user's words. */
+function fieldLabel(t: TFunction<'characters-edit'>, path: string): string {
+  const [field = path, index] = path.split('.')
+  if (field === 'alternateGreetings' && index !== undefined) return t('form.greeting', { number: Number(index) + 1 })
+  if (field === 'tags') return t('form.tags')
+  if (field === 'lorebook') return t('form.lorebookLabel')
+  if (field === 'cardExtras') return t('form.cardExtras')
+  if ((CHARACTER_TEXT_FIELDS as readonly string[]).includes(field) || field === 'alternateGreetings') {
+    return t(`form.${field as CharacterTextField | 'alternateGreetings'}`)
+  }
+  return field
 }
 
 function reasonParts(entry: string): { reason: string; path: string | null } {
@@ -117,7 +113,7 @@ export function ImportReport({ result, onDismiss }: { result: ImportResult; onDi
       </li>
     )
   }
-  const { repaired, ignored } = result.report
+  const { repaired, ignored, problems } = result.report
   return (
     <section
       role="status"
@@ -138,7 +134,21 @@ export function ImportReport({ result, onDismiss }: { result: ImportResult; onDi
           <X aria-hidden="true" className="size-4" />
         </button>
       </div>
-      {repaired.length === 0 && ignored.length === 0 ? <p className="mt-2 text-zinc-300">{t('import.clean')}</p> : null}
+      {repaired.length === 0 && ignored.length === 0 && problems.length === 0 ? (
+        <p className="mt-2 text-zinc-300">{t('import.clean')}</p>
+      ) : null}
+      {problems.length > 0 ? (
+        <div className="mt-2" data-testid="import-problems">
+          <p className="font-medium text-amber-200">{t('import.problems')}</p>
+          <ul className="mt-1 list-disc space-y-0.5 ps-5 text-zinc-300">
+            {problems.map((problem) => (
+              <li key={problem.path}>
+                {t('import.problem', { field: fieldLabel(t, problem.path), problem: fieldErrorText(t, problem) })}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {repaired.length > 0 ? (
         <details className="mt-2" open={repaired.length <= 5}>
           <summary className="cursor-pointer font-medium text-zinc-200">

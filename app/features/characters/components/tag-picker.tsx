@@ -1,12 +1,15 @@
 import { Plus, X } from 'lucide-react'
 import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { CompactList } from '#app/components/compact-list.tsx'
 import type { Tag } from '#contracts/catalogue.ts'
-import { CHARACTER_LIMITS, type FieldProblem } from '#contracts/characters.ts'
-import { type FormTag, tagFor } from '../form-state.ts'
+import { CHARACTER_LIMITS, type FieldProblem, tagKey } from '#contracts/characters.ts'
+import { type FormTag, formTagKey, tagFor } from '../form-state.ts'
 import { fieldErrorText } from './field-error.ts'
 
 const SUGGESTIONS = 16
+/** Chips shown before "+N more": a card's 20-odd tags stay one or two lines. */
+const VISIBLE_CHIPS = 12
 
 /**
  * Chosen tags as removable chips; an input that adds a known tag (by name or slug) or a new one on
@@ -28,15 +31,14 @@ export function TagPicker({
   const id = useId()
   const [typed, setTyped] = useState('')
   const full = value.length >= CHARACTER_LIMITS.tags
-  const chosen = new Set(value.map((tag) => (tag.slug ?? tag.name).toLocaleLowerCase()))
-  const query = typed.trim().toLocaleLowerCase()
+  const chosen = new Set(value.map(formTagKey))
+  const query = tagKey(typed)
   const suggestions = known
-    .filter((tag) => !chosen.has(tag.slug) && (!query || tag.name.toLocaleLowerCase().includes(query)))
+    .filter((tag) => !chosen.has(tag.slug) && (!query || tagKey(tag.name).includes(query)))
     .slice(0, SUGGESTIONS)
 
   const add = (tag: FormTag) => {
-    const key = (tag.slug ?? tag.name).toLocaleLowerCase()
-    if (!tag.name || chosen.has(key)) return
+    if (!tag.name || chosen.has(formTagKey(tag))) return
     onChange([...value, tag])
     setTyped('')
   }
@@ -47,28 +49,31 @@ export function TagPicker({
     <fieldset className="mb-5" aria-describedby={`${id}-hint${problems.length > 0 ? ` ${errorId}` : ''}`}>
       <legend className="mb-1 text-sm font-medium">{t('form.tags')}</legend>
       {value.length > 0 ? (
-        <ul className="mb-2 flex flex-wrap gap-1.5" data-testid="chosen-tags">
-          {value.map((tag, index) => {
-            const invalid = problems.some((p) => p.path === `tags.${index}`)
-            return (
-              <li
-                key={tag.slug ?? `new:${tag.name}`}
-                className={`flex items-center gap-1 rounded-full py-0.5 ps-3 pe-1 text-sm ${invalid ? 'bg-rose-950 text-rose-200 ring-1 ring-rose-400' : 'bg-violet-950 text-violet-100'}`}
+        <CompactList
+          items={value}
+          visible={VISIBLE_CHIPS}
+          keyOf={formTagKey}
+          className="mb-2 flex flex-wrap gap-1.5"
+          testId="chosen-tags"
+          keepShown={(_, index) => problems.some((p) => p.path === `tags.${index}`)}
+          itemClassName={(_, index) =>
+            `flex items-center gap-1 rounded-full py-0.5 ps-3 pe-1 text-sm ${problems.some((p) => p.path === `tags.${index}`) ? 'bg-rose-950 text-rose-200 ring-1 ring-rose-400' : 'bg-violet-950 text-violet-100'}`
+          }
+          render={(tag, index) => (
+            <>
+              <bdi>{tag.name}</bdi>
+              {tag.slug === null ? <span className="text-xs text-violet-300">({t('form.newTag')})</span> : null}
+              <button
+                type="button"
+                className="grid size-6 place-items-center rounded-full hover:bg-violet-800"
+                aria-label={t('form.removeTag', { tag: tag.name })}
+                onClick={() => onChange(value.filter((_, i) => i !== index))}
               >
-                <bdi>{tag.name}</bdi>
-                {tag.slug === null ? <span className="text-xs text-violet-300">({t('form.newTag')})</span> : null}
-                <button
-                  type="button"
-                  className="grid size-6 place-items-center rounded-full hover:bg-violet-800"
-                  aria-label={t('form.removeTag', { tag: tag.name })}
-                  onClick={() => onChange(value.filter((_, i) => i !== index))}
-                >
-                  <X aria-hidden="true" className="size-3.5" />
-                </button>
-              </li>
-            )
-          })}
-        </ul>
+                <X aria-hidden="true" className="size-3.5" />
+              </button>
+            </>
+          )}
+        />
       ) : null}
       <div className="flex gap-2">
         <label htmlFor={`${id}-input`} className="sr-only">
@@ -102,7 +107,7 @@ export function TagPicker({
         </button>
       </div>
       <p id={`${id}-hint`} className="mt-1 text-xs text-zinc-400">
-        {t('form.tagsHint', { limit: CHARACTER_LIMITS.tags })}
+        {t('form.tagsHint', { count: CHARACTER_LIMITS.tags })}
       </p>
       {problems.length > 0 ? (
         <p id={errorId} className="mt-1 text-sm text-rose-300" data-testid="error-tags">

@@ -20,6 +20,8 @@ export function TextField({
   rows,
   required,
   onBlur,
+  lang,
+  describedBy,
 }: {
   id: string
   label: string
@@ -32,11 +34,15 @@ export function TextField({
   rows?: number
   required?: boolean
   onBlur?: () => void
+  /** The language of the text typed here (BCP 47), when known: the character's, or a translation's. */
+  lang?: string
+  /** More ids describing the control (the original text beside a translation). */
+  describedBy?: string
 }) {
   const { t } = useTranslation('characters-edit')
   const count = textLength(value)
   const over = count > limit
-  const describedBy = [hint ? `${id}-hint` : null, problem ? `${id}-error` : null, `${id}-count`]
+  const description = [describedBy, hint ? `${id}-hint` : null, problem ? `${id}-error` : null, `${id}-count`]
     .filter(Boolean)
     .join(' ')
   const common = {
@@ -45,9 +51,10 @@ export function TextField({
     value,
     onBlur,
     dir: 'auto' as const,
+    lang,
     required,
     'aria-invalid': problem ? true : undefined,
-    'aria-describedby': describedBy,
+    'aria-describedby': description,
     onChange: (event: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => onChange(event.target.value),
   }
   return (

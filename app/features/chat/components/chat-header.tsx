@@ -1,6 +1,8 @@
 import { Brain, SlidersHorizontal, Trash2 } from 'lucide-react'
+import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { ContextUsage } from '#contracts/chat.ts'
+import { imageVariantUrl } from '#contracts/images.ts'
 
 type Props = {
   /** The character's name, or null while the chat loads. */
@@ -13,6 +15,10 @@ type Props = {
   /** The chat's temperature and reply length (chat-settings-dialog.tsx). */
   onOpenSettings: () => void
   onDelete: () => void
+  /** Who the user is in this chat (the personas picker, composed by the route). */
+  persona?: ReactNode
+  /** The download menu (chat-export-menu.tsx), before Delete. */
+  exportMenu?: ReactNode
 }
 
 /** The chat's top line: who, whether a reply is being written, how full the context is, memory and delete. */
@@ -25,12 +31,14 @@ export function ChatHeader({
   onOpenMemory,
   onOpenSettings,
   onDelete,
+  persona,
+  exportMenu,
 }: Props) {
   const { t } = useTranslation('chat')
   return (
     <header className="flex items-center gap-3 border-b border-zinc-800 pb-3">
       <img
-        src={avatar ?? '/default-avatar.svg'}
+        src={imageVariantUrl(avatar, 'square-128') ?? '/default-avatar.svg'}
         alt=""
         width={44}
         height={44}
@@ -57,10 +65,11 @@ export function ChatHeader({
             value={Math.min(context.usedTokens, context.budgetTokens)}
           />
           <span className="block text-xs tabular-nums text-zinc-400">
-            {t('context.value', { used: context.usedTokens, budget: context.budgetTokens })}
+            {t('context.value', { used: context.usedTokens, count: context.budgetTokens })}
           </span>
         </div>
       ) : null}
+      {persona}
       <button type="button" className="button-ghost" onClick={onOpenMemory} disabled={!canOpenMemory}>
         <Brain aria-hidden="true" className="size-4" />
         {t('memory.open')}
@@ -76,6 +85,7 @@ export function ChatHeader({
       >
         <SlidersHorizontal aria-hidden="true" className="size-4" />
       </button>
+      {exportMenu}
       <button
         type="button"
         className="icon-button"

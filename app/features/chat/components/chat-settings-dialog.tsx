@@ -1,11 +1,20 @@
+import type { TFunction } from 'i18next'
 import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { updateChatSettings } from '#app/features/chat/settings-api.ts'
+import { updateAuthorNote } from '#app/features/chat/writing-aids-api.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatNumber } from '#app/lib/format.ts'
 import { notify } from '#app/lib/notify.tsx'
 import type { ChatGenerationSettings, ChatSettings, PublicModel } from '#contracts/chat.ts'
+import {
+  AUTHOR_NOTE_LIMITS,
+  type AuthorNote,
+  type AuthorNoteProblem,
+  checkAuthorNote,
+  cleanAuthorNote,
+} from '#contracts/chat-writing-aids.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { LanguageSelect } from './chat-language-select.tsx'
 
@@ -29,6 +38,7 @@ export function ChatSettingsDialog({
   sessionId,
   model,
   settings,
+  authorNote,
   onSaved,
   onClose,
 }: {
@@ -36,7 +46,9 @@ export function ChatSettingsDialog({
   sessionId: string
   model: PublicModel
   settings: ChatSettings
-  onSaved: (settings: ChatSettings) => void
+  /** The chat's author's note (ADR 053), saved with the settings. */
+  authorNote: AuthorNote
+  onSaved: (settings: ChatSettings, authorNote: AuthorNote) => void
   onClose: () => void
 }) {
   const { t } = useTranslation('chat')
@@ -52,15 +64,22 @@ export function ChatSettingsDialog({
     replyTokens: initial('replyTokens'),
     language: settings.language,
   })
+  const [note, setNote] = useState<AuthorNote>(authorNote)
+  const noteProblems = checkAuthorNote(note)
   const [busy, setBusy] = useState(false)
   const locked = bounds.temperature === null && bounds.replyTokens === null
-  const invalid = outside(values.temperature, bounds.temperature) || outside(values.replyTokens, bounds.replyTokens)
+  const invalid =
+    outside(values.temperature, bounds.temperature) ||
+    outside(values.replyTokens, bounds.replyTokens) ||
+    noteProblems.length > 0
   const n = (value: number) => formatNumber(locale, value)
 
   const save = async () => {
     setBusy(true)
     try {
-      onSaved(await updateChatSettings(sessionId, values, model.id))
+      const saved = await updateChatSettings(sessionId, values, model.id)
+      const noteChanged = cleanAuthorNote(note.text) !== authorNote.text || note.depth !== authorNote.depth
+      onSaved(saved, noteChanged ? await updateAuthorNote(sessionId, note) : authorNote)
       notify(t('settings.saved'), { type: 'success' })
       onClose()
     } catch (error) {
@@ -69,6 +88,10 @@ export function ChatSettingsDialog({
           own: {
             CHAT_SETTING_OUT_OF_BOUNDS: (d) =>
               t('settings.outOfBounds', { name: t(`settings.${d.field}.label`), min: n(d.min), max: n(d.max) }),
+            VALIDATION_ERROR: (d) => {
+              const problem = d?.find((p) => p.path === 'text' || p.path === 'depth')
+              return problem ? noteProblemText(t, problem as AuthorNoteProblem) : undefined
+            },
           },
         }),
         { type: 'error' },
@@ -99,6 +122,7 @@ export function ChatSettingsDialog({
         value={values.language}
         onChange={(language) => setValues((v) => ({ ...v, language }))}
       />
+      <AuthorNoteFields note={note} problems={noteProblems} onChange={setNote} />
       <DialogActions className="mt-6 flex flex-wrap">
         <button
           type="button"
@@ -184,6 +208,76 @@ function SettingControl({
       <p id={`${id}-hint`} className={`mt-1 text-xs ${bad ? 'text-red-300' : 'text-zinc-400'}`}>
         {hint}
         {bounds && note ? ` · ${note}` : ''}
+      </p>
+    </fieldset>
+  )
+}
+
+const noteProblemText = (t: TFunction<'chat'>, problem: AuthorNoteProblem) =>
+  problem.code === 'too_long'
+    ? t('small.authorNoteTooLong', { limit: problem.limit })
+    : t('small.authorNoteOutOfRange', { limit: problem.limit })
+
+/** The chat's author's note (ADR 053): its text and depth, with their bounds. */
+function AuthorNoteFields({
+  note,
+  problems,
+  onChange,
+}: {
+  note: AuthorNote
+  problems: AuthorNoteProblem[]
+  onChange: (note: AuthorNote) => void
+}) {
+  const { t } = useTranslation('chat')
+  const id = useId()
+  const length = [...cleanAuthorNote(note.text)].length
+  const textProblem = problems.find((p) => p.path === 'text')
+  const depthProblem = problems.find((p) => p.path === 'depth')
+  return (
+    <fieldset className="mt-5" data-testid="author-note">
+      <legend className="text-sm font-medium text-zinc-100">{t('small.authorNote')}</legend>
+      <p className="text-xs text-zinc-400">{t('small.authorNoteHelp')}</p>
+      <label htmlFor={`${id}-text`} className="sr-only">
+        {t('small.authorNoteText')}
+      </label>
+      <textarea
+        id={`${id}-text`}
+        dir="auto"
+        rows={3}
+        value={note.text}
+        onChange={(event) => onChange({ ...note, text: event.target.value })}
+        aria-invalid={textProblem !== undefined}
+        aria-describedby={`${id}-count`}
+        className="mt-2 w-full rounded-xl border border-zinc-700 bg-zinc-950 p-2 text-sm text-zinc-100"
+      />
+      <p id={`${id}-count`} className={`text-xs ${textProblem ? 'text-red-300' : 'text-zinc-400'}`}>
+        {textProblem ? `${noteProblemText(t, textProblem)} ` : ''}
+        {t('characters', { count: length, max: AUTHOR_NOTE_LIMITS.text })}
+      </p>
+      <div className="mt-2 flex items-center gap-3">
+        <label htmlFor={`${id}-depth`} className="text-sm text-zinc-200">
+          {t('small.authorNoteDepth')}
+        </label>
+        <input
+          id={`${id}-depth`}
+          type="number"
+          inputMode="numeric"
+          min={0}
+          max={AUTHOR_NOTE_LIMITS.maxDepth}
+          step={1}
+          value={Number.isNaN(note.depth) ? '' : note.depth}
+          onChange={(event) =>
+            onChange({ ...note, depth: event.target.value === '' ? Number.NaN : Number(event.target.value) })
+          }
+          aria-invalid={depthProblem !== undefined}
+          aria-describedby={`${id}-depth-help`}
+          className="w-24 rounded-lg border border-zinc-700 bg-zinc-950 px-2 py-1 text-sm text-zinc-100 tabular-nums"
+        />
+      </div>
+      <p id={`${id}-depth-help`} className={`mt-1 text-xs ${depthProblem ? 'text-red-300' : 'text-zinc-400'}`}>
+        {depthProblem
+          ? noteProblemText(t, depthProblem)
+          : t('small.authorNoteDepthHelp', { max: AUTHOR_NOTE_LIMITS.maxDepth })}
       </p>
     </fieldset>
   )

@@ -1,4 +1,4 @@
-import { Gem, Send, Square } from 'lucide-react'
+import { Gem, PenLine, Send, Square } from 'lucide-react'
 import type { FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
@@ -21,6 +21,10 @@ type Props = {
   ready: boolean
   onSend: (message: string) => void
   onStop: () => void
+  /** "Write my reply" (ADR 053): the model drafts the user's next message into the text box. */
+  onImpersonate?: (() => void) | undefined
+  /** ↑ in an empty text box: edit the user's last message. */
+  onEditLast?: (() => void) | undefined
 }
 
 /** The message box with its length check, the model, the balance, what a reply costs, and Send or Stop. */
@@ -36,6 +40,8 @@ export function Composer({
   ready,
   onSend,
   onStop,
+  onImpersonate,
+  onEditLast,
 }: Props) {
   const { t } = useTranslation('chat')
   const cost = models.find((m) => m.id === modelId)?.diamondsPerMessage ?? 0
@@ -60,16 +66,24 @@ export function Composer({
         onChange={(event) => onTextChange(event.target.value)}
         onKeyDown={(event) => {
           if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) send(event)
+          const plain = !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey
+          if (event.key === 'ArrowUp' && plain && text === '' && onEditLast && !busy) {
+            event.preventDefault()
+            onEditLast()
+          }
         }}
         rows={2}
         placeholder={t('placeholder')}
         aria-invalid={tooLong}
-        aria-describedby={tooLong ? 'chat-too-long' : undefined}
+        aria-describedby={tooLong ? 'chat-too-long chat-keys' : 'chat-keys'}
         className="w-full resize-none rounded-xl border border-zinc-700 bg-zinc-900 p-3 text-zinc-100 placeholder:text-zinc-400 focus:border-violet-400 focus:outline-none"
       />
+      <p id="chat-keys" className="text-xs text-zinc-400" data-testid="chat-keys">
+        {t('small.keyboardHint')}
+      </p>
       {tooLong ? (
         <p id="chat-too-long" className="text-sm text-red-300" role="alert">
-          {t('tooLong', { max: CHAT_MESSAGE_MAX_LENGTH })}
+          {t('tooLong', { count: CHAT_MESSAGE_MAX_LENGTH })}
         </p>
       ) : null}
       <div className="mt-2 flex flex-wrap items-center gap-3">
@@ -110,6 +124,19 @@ export function Composer({
             <LocalizedLink to="/subscribe" className="text-sm text-violet-300 underline">
               {t('getDiamonds')}
             </LocalizedLink>
+          ) : null}
+          {onImpersonate && !busy ? (
+            <button
+              type="button"
+              className="button-ghost px-3 py-2 text-sm"
+              onClick={onImpersonate}
+              disabled={!ready}
+              title={`${t('small.writeMyReplyHint')} (${cost === 0 ? t('cost.free') : t('cost.diamonds', { count: cost })})`}
+              data-testid="write-my-reply"
+            >
+              <PenLine aria-hidden="true" className="size-4" />
+              {t('small.writeMyReply')}
+            </button>
           ) : null}
           {busy ? (
             <button type="button" className="button-secondary px-4 py-2" onClick={onStop}>

@@ -1,8 +1,9 @@
-import { ChevronLeft, ChevronRight, FastForward, Pencil, RotateCw, Trash2 } from 'lucide-react'
-import { useState } from 'react'
+import { ChevronLeft, ChevronRight, FastForward, GitBranch, Pencil, RotateCw, Trash2 } from 'lucide-react'
+import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { renderMarkdown } from '#app/lib/markdown.ts'
-import type { ChatMessage } from '#contracts/chat.ts'
+import type { ChatMessage, PublicModel } from '#contracts/chat.ts'
+import { imageVariantUrl } from '#contracts/images.ts'
 import { ThinkingPart } from './thinking-part.tsx'
 
 type Props = {
@@ -25,6 +26,16 @@ type Props = {
   onEdit: (content: string) => void
   onDelete: () => void
   onDiscard: () => void
+  /** "Branch from here" (ADR 050): a new chat with the history up to this message. */
+  onBranch?: (() => void) | undefined
+  /** The greeting before the user's first message, with alternates to choose among (ADR 050). */
+  choosingGreeting?: boolean
+  /** The name of the model that wrote the alternative shown (ADR 053), null: none or unknown. */
+  modelName?: string | null
+  /** "Regenerate with…" (ADR 053): the models the chat may use; picking one writes a new alternative with it. */
+  regenerateWith?: { models: PublicModel[]; onPick: (modelId: string) => void } | undefined
+  /** Changes when ↑ in the composer asks to edit this message (ADR 053). */
+  editRequest?: number | undefined
 }
 
 export function MessageItem(props: Props) {
@@ -32,14 +43,25 @@ export function MessageItem(props: Props) {
   const { t } = useTranslation('chat')
   const [editing, setEditing] = useState(false)
   const [draft, setDraft] = useState(message.content)
+  const { editRequest } = props
+  // ↑ in an empty composer opens this message's edit (the same edit as its pencil button).
+  useEffect(() => {
+    if (!editRequest) return
+    setDraft(message.content)
+    setEditing(true)
+  }, [editRequest, message.content])
   const mine = message.author === 'user'
   const continuing = appended !== null && appended !== undefined
   const content = continuing ? message.content + appended : message.content
   return (
-    <li className={`flex gap-3 ${mine ? 'flex-row-reverse' : ''}`} data-testid={`message-${message.author}`}>
+    <li
+      id={`message-${message.id}`}
+      className={`flex gap-3 rounded-2xl data-[found]:ring-2 data-[found]:ring-violet-400 ${mine ? 'flex-row-reverse' : ''}`}
+      data-testid={`message-${message.author}`}
+    >
       {mine ? null : (
         <img
-          src={roleAvatar ?? '/default-avatar.svg'}
+          src={imageVariantUrl(roleAvatar, 'square-128') ?? '/default-avatar.svg'}
           alt=""
           width={36}
           height={36}
@@ -47,7 +69,14 @@ export function MessageItem(props: Props) {
         />
       )}
       <div className={`min-w-0 max-w-[85%] ${mine ? 'items-end text-end' : ''} flex flex-col`}>
-        <span className="text-xs font-medium text-zinc-400">{mine ? t('me') : roleName}</span>
+        <span className="text-xs font-medium text-zinc-400" dir="auto" data-testid="message-author">
+          {mine ? t('me') : roleName}
+          {message.imported ? (
+            <span className="ms-2 rounded bg-zinc-800 px-1.5 py-0.5 text-zinc-300" data-testid="imported-mark">
+              {t('transfer.importedMark')}
+            </span>
+          ) : null}
+        </span>
         {thinking ? <ThinkingPart text={thinking.text} active={thinking.active} /> : null}
         {editing ? (
           <form
@@ -64,6 +93,14 @@ export function MessageItem(props: Props) {
             <textarea
               id={`edit-${message.id}`}
               value={draft}
+              // biome-ignore lint/a11y/noAutofocus: the user asked for this edit (its button or ↑); Escape cancels it
+              autoFocus
+              onKeyDown={(event) => {
+                if (event.key !== 'Escape') return
+                event.preventDefault()
+                setEditing(false)
+                document.getElementById('chat-input')?.focus()
+              }}
               onChange={(event) => setDraft(event.target.value)}
               rows={4}
               className="w-full rounded-xl border border-zinc-700 bg-zinc-900 p-3 text-zinc-100"
@@ -99,6 +136,11 @@ export function MessageItem(props: Props) {
             )}
           </div>
         )}
+        {!mine && props.modelName && !editing ? (
+          <span className="mt-1 text-xs text-zinc-400" data-testid="written-by">
+            {t('small.writtenBy', { model: props.modelName })}
+          </span>
+        ) : null}
         {message.status === 'interrupted' ? (
           <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-amber-300">
             <span>{t('interrupted')}</span>
@@ -130,6 +172,11 @@ export function MessageItem(props: Props) {
             </button>
           </div>
         ) : null}
+        {props.choosingGreeting && !editing ? (
+          <p className="mt-1 text-xs text-zinc-400" data-testid="greeting-choice">
+            {t('greetingChoice.hint')}
+          </p>
+        ) : null}
         {editing ? null : (
           <div className={`mt-1 flex items-center gap-1 text-zinc-400 ${mine ? 'justify-end' : ''}`}>
             {!mine && isLast && message.swipeCount > 0 ? (
@@ -150,14 +197,16 @@ export function MessageItem(props: Props) {
                   type="button"
                   className="icon-button size-8"
                   aria-label={t('nextSwipe')}
-                  disabled={busy}
+                  // Greetings are a fixed set: past the last there is nothing to write.
+                  disabled={busy || (message.modelId === null && message.swipeIndex >= message.swipeCount - 1)}
                   onClick={() => props.onSwipe(1)}
                 >
                   <ChevronRight aria-hidden="true" className="size-4 rtl:rotate-180" />
                 </button>
               </>
             ) : null}
-            {!mine && isLast && message.modelId !== null ? (
+            {/* A greeting is not regenerated (no model wrote it); an imported reply may be (ADR 051). */}
+            {!mine && isLast && (message.modelId !== null || message.imported) ? (
               <button
                 type="button"
                 className="icon-button size-8"
@@ -167,6 +216,38 @@ export function MessageItem(props: Props) {
                 onClick={props.onRegenerate}
               >
                 <RotateCw aria-hidden="true" className="size-4" />
+              </button>
+            ) : null}
+            {!mine && isLast && props.regenerateWith && message.modelId !== null ? (
+              <select
+                className="max-w-40 rounded-lg border border-zinc-700 bg-zinc-900 px-1 py-1 text-xs text-zinc-300"
+                aria-label={t('small.regenerateWith')}
+                value=""
+                disabled={busy}
+                onChange={(event) => {
+                  if (event.target.value) props.regenerateWith?.onPick(event.target.value)
+                }}
+                data-testid="regenerate-with"
+              >
+                <option value="">{t('small.regenerateWith')}</option>
+                {props.regenerateWith.models.map((m) => (
+                  <option key={m.id} value={m.id}>
+                    {m.premium ? `${m.name} · ${t('premium')}` : m.name}
+                  </option>
+                ))}
+              </select>
+            ) : null}
+            {props.onBranch ? (
+              <button
+                type="button"
+                className="icon-button size-8"
+                aria-label={t('branches.branchHere')}
+                title={t('branches.branchHere')}
+                disabled={busy}
+                onClick={props.onBranch}
+                data-testid="branch-here"
+              >
+                <GitBranch aria-hidden="true" className="size-4" />
               </button>
             ) : null}
             {mine ? (
@@ -219,14 +300,16 @@ export function StreamingItem({
   return (
     <li className="flex gap-3" data-testid="message-streaming">
       <img
-        src={roleAvatar ?? '/default-avatar.svg'}
+        src={imageVariantUrl(roleAvatar, 'square-128') ?? '/default-avatar.svg'}
         alt=""
         width={36}
         height={36}
         className="size-9 shrink-0 rounded-full object-cover"
       />
       <div className="min-w-0 max-w-[85%]">
-        <span className="text-xs font-medium text-zinc-400">{roleName}</span>
+        <span className="text-xs font-medium text-zinc-400" dir="auto" data-testid="message-author">
+          {roleName}
+        </span>
         {reasoning !== null ? <ThinkingPart text={reasoning} active={text === ''} /> : null}
         <div className="mt-1 rounded-2xl bg-zinc-800 px-4 py-2 text-zinc-100">
           {text ? (

@@ -2,7 +2,8 @@ import type { RefObject } from 'react'
 import { useTranslation } from 'react-i18next'
 import { thoughtKey } from '#app/features/chat/hooks/use-streaming-reply.ts'
 import { strandedMessageId } from '#app/features/chat/reply-problems.ts'
-import type { ChatMessage } from '#contracts/chat.ts'
+import type { ChatMessage, PublicModel } from '#contracts/chat.ts'
+import type { SceneMember } from '#contracts/chat-scenes.ts'
 import { MessageItem, StreamingItem } from './message-item.tsx'
 
 type Props = {
@@ -31,15 +32,32 @@ type Props = {
   onRetry: () => void
   onEdit: (message: ChatMessage, content: string) => void
   onDelete: (message: ChatMessage) => void
+  /** "Branch from here" on a message (ADR 050); left out: no branching. */
+  onBranch?: ((message: ChatMessage) => void) | undefined
+  /** The models the chat may use: who wrote a reply, and "Regenerate with…" (ADR 053). */
+  models?: PublicModel[] | undefined
+  onRegenerateWith?: ((modelId: string) => void) | undefined
+  /** ↑ in the composer: edit this message (id), with a counter so the same message can be asked twice. */
+  editRequest?: { id: number; nonce: number } | null | undefined
+  /** A scene's members (ADR 052): each reply shows its speaker's name and avatar. */
+  members?: readonly SceneMember[] | undefined
+  /** The member writing the reply being streamed, when the server named one. */
+  streamingSpeaker?: { id: string; name: string } | null | undefined
 }
 
 /** The conversation: earlier pages on demand, the messages, the one being sent and the reply streaming in. */
 export function MessageList(props: Props) {
   const { messages, roleName, roleAvatar, busy, pendingUser, streaming, reasoning, continuingId, thoughts } = props
   const { t } = useTranslation('chat')
+  // A scene's reply is its speaker's: their name, and their avatar while they are a member.
+  const avatarOf = (speaker: { id: string } | null | undefined) =>
+    speaker ? (props.members?.find((m) => m.id === speaker.id)?.avatar ?? null) : roleAvatar
   const lastReplyIndex = messages.findLastIndex((m) => m.author === 'assistant')
   // While a reply is on its way the last message is not stranded: its answer is coming.
   const stranded = busy || pendingUser !== null ? null : strandedMessageId(messages)
+  // Before the user's first message the greeting's alternates are offered to choose from (ADR 050).
+  const choosingGreeting =
+    messages.length === 1 && !props.hasEarlier && pendingUser === null && (messages[0]?.swipeCount ?? 0) > 1
   const thinkingOf = (message: ChatMessage) => {
     if (message.id === continuingId && reasoning !== null) return { text: reasoning, active: !streaming }
     const kept = thoughts.get(thoughtKey(message))
@@ -68,8 +86,8 @@ export function MessageList(props: Props) {
           <MessageItem
             key={message.id}
             message={message}
-            roleName={roleName}
-            roleAvatar={roleAvatar}
+            roleName={message.speaker?.name ?? roleName}
+            roleAvatar={avatarOf(message.speaker)}
             isLast={index === lastReplyIndex && index === messages.length - 1}
             busy={busy}
             thinking={message.author === 'assistant' ? thinkingOf(message) : null}
@@ -82,6 +100,15 @@ export function MessageList(props: Props) {
             onEdit={(content) => props.onEdit(message, content)}
             onDelete={() => props.onDelete(message)}
             onDiscard={() => props.onDelete(message)}
+            onBranch={props.onBranch ? () => props.onBranch?.(message) : undefined}
+            choosingGreeting={choosingGreeting && index === 0}
+            modelName={props.models?.find((m) => m.id === message.modelId)?.name ?? null}
+            regenerateWith={
+              props.models && props.onRegenerateWith
+                ? { models: props.models, onPick: props.onRegenerateWith }
+                : undefined
+            }
+            editRequest={props.editRequest?.id === message.id ? props.editRequest.nonce : undefined}
           />
         ))}
         {pendingUser !== null ? (
@@ -95,7 +122,12 @@ export function MessageList(props: Props) {
           </li>
         ) : null}
         {streaming !== null && continuingId === null ? (
-          <StreamingItem text={streaming} reasoning={reasoning} roleName={roleName} roleAvatar={roleAvatar} />
+          <StreamingItem
+            text={streaming}
+            reasoning={reasoning}
+            roleName={props.streamingSpeaker?.name ?? roleName}
+            roleAvatar={avatarOf(props.streamingSpeaker)}
+          />
         ) : null}
       </ol>
     </div>

@@ -1,6 +1,7 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react'
 import { getMessages, getModels, getSession } from '#app/features/chat/api.ts'
 import type { ChatMessage, ChatProvider, ChatSessionDetail, PublicModel } from '#contracts/chat.ts'
+import type { Locale } from '#contracts/locales.ts'
 
 export type ChatSession = {
   session: ChatSessionDetail | null
@@ -28,7 +29,7 @@ export type ChatSession = {
 }
 
 /** One conversation as the server holds it: its details, its messages (newest page first) and the models. */
-export function useChatSession(sessionId: string): ChatSession {
+export function useChatSession(sessionId: string, locale: Locale): ChatSession {
   const [session, setSession] = useState<ChatSessionDetail | null>(null)
   const [messages, setMessages] = useState<ChatMessage[]>([])
   const [nextBefore, setNextBefore] = useState<number | null>(null)
@@ -39,12 +40,12 @@ export function useChatSession(sessionId: string): ChatSession {
   const [modelId, setModelId] = useState('')
 
   const reload = useCallback(async () => {
-    const [detail, page] = await Promise.all([getSession(sessionId), getMessages(sessionId)])
+    const [detail, page] = await Promise.all([getSession(sessionId, locale), getMessages(sessionId)])
     setSession(detail)
     setMessages([...page.items].reverse())
     setNextBefore(page.nextBefore)
     return { detail, page }
-  }, [sessionId])
+  }, [sessionId, locale])
 
   useEffect(() => {
     let cancelled = false
@@ -70,7 +71,7 @@ export function useChatSession(sessionId: string): ChatSession {
 
   const checkReachable = useCallback(async () => {
     try {
-      const list = await getModels()
+      const list = await getModels(true)
       setAnyReachable(list.anyReachable)
       setChatProvider(list.chatProvider)
     } catch {

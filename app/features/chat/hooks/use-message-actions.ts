@@ -33,7 +33,7 @@ export function useMessageActions({ sessionId, setMessages, regenerate }: Option
 
   const edit = async (message: ChatMessage, content: string) => {
     if (messageLength(content) > CHAT_MESSAGE_MAX_LENGTH) {
-      notify(t('tooLong', { max: CHAT_MESSAGE_MAX_LENGTH }), { type: 'error' })
+      notify(t('tooLong', { count: CHAT_MESSAGE_MAX_LENGTH }), { type: 'error' })
       return
     }
     try {

@@ -13,7 +13,7 @@ import { setPoints } from '#app/lib/points.ts'
 import type { ChatMessage, ChatSessionDetail, ChatStreamEvent } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'
 
-type Kind = 'send' | 'regenerate' | 'continue'
+type Kind = 'send' | 'regenerate' | 'continue' | 'speak'
 
 /** Where a reply's thinking is kept for this page view: the message and the alternative shown. */
 export const thoughtKey = (message: Pick<ChatMessage, 'id' | 'swipeIndex'>) => `${message.id}:${message.swipeIndex}`
@@ -53,9 +53,15 @@ export type StreamingReply = {
   retry: () => void
   send: (message: string) => void
   regenerate: () => void
+  /** "Regenerate with…" (ADR 053): a new alternative of the last reply written by this model. */
+  regenerateWith: (modelId: string) => void
   /** Extends the last reply (one cut at its length), this message, in place. */
   continueReply: (messageId: number) => void
   stop: () => Promise<void>
+  /** In a scene (ADR 052): the member writing the reply being streamed, when the server named one. */
+  speaker: { id: string; name: string } | null
+  /** "Let … speak": a reply by that member with no new message. */
+  speak: (speakerId: string) => void
 }
 
 /**
@@ -76,13 +82,21 @@ export function useStreamingReply(options: Options): StreamingReply {
   const [problem, setProblem] = useState<Problem | null>(null)
   const lastKind = useRef<Kind>('regenerate')
   const continued = useRef<number | null>(null)
+  const spoke = useRef<string | null>(null)
+  const [speaker, setSpeaker] = useState<{ id: string; name: string } | null>(null)
   const abort = useRef<AbortController | null>(null)
 
   // Leaving the conversation stops reading its stream (the server finishes and stores the reply).
   useEffect(() => () => abort.current?.abort(), [])
 
-  const run = async (kind: Kind, message?: string, continuing?: number) => {
+  const run = async (
+    kind: Kind,
+    message?: string,
+    continuing?: number,
+    { model = modelId, speakerId }: { model?: string; speakerId?: string | undefined } = {},
+  ) => {
     lastKind.current = kind
+    spoke.current = speakerId ?? null
     continued.current = continuing ?? null
     setBusy(true)
     setStreaming('')
@@ -101,6 +115,7 @@ export function useStreamingReply(options: Options): StreamingReply {
       switch (event.event) {
         case 'start':
           setPendingUser(null)
+          setSpeaker(event.data.speaker ?? null)
           if (event.data.userMessage) {
             const stored = event.data.userMessage
             setMessages((list) => [...list, stored])
@@ -148,7 +163,14 @@ export function useStreamingReply(options: Options): StreamingReply {
       await streamReply(
         kind,
         // The interface's language: the model writes in it unless the chat has its own (ADR 038).
-        { sessionId, message, chatModelId: modelId || undefined, requestId: crypto.randomUUID(), locale },
+        {
+          sessionId,
+          message,
+          chatModelId: model || undefined,
+          requestId: crypto.randomUUID(),
+          locale,
+          ...(speakerId ? { speaker: speakerId } : {}),
+        },
         onEvent,
         controller.signal,
       )
@@ -172,6 +194,7 @@ export function useStreamingReply(options: Options): StreamingReply {
       setStreaming(null)
       setReasoning(null)
       setContinuingId(null)
+      setSpeaker(null)
       setBusy(false)
     }
   }
@@ -193,6 +216,8 @@ export function useStreamingReply(options: Options): StreamingReply {
       setProblem(null)
       // A failed send stored the message (or gave it back): a retry asks for the reply it never got.
       if (lastKind.current === 'continue' && continued.current !== null) continueReply(continued.current)
+      else if (lastKind.current === 'speak' && spoke.current !== null)
+        void run('speak', undefined, undefined, { speakerId: spoke.current })
       else regenerate()
     },
     send: (message) => {
@@ -200,7 +225,10 @@ export function useStreamingReply(options: Options): StreamingReply {
       void run('send', message)
     },
     regenerate,
+    regenerateWith: (model) => void run('regenerate', undefined, undefined, { model }),
     continueReply,
+    speaker,
+    speak: (speakerId) => void run('speak', undefined, undefined, { speakerId }),
     stop: async () => {
       try {
         await stopReply(sessionId)

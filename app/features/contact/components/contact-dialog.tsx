@@ -57,7 +57,7 @@ export function ContactDialog({
     const message = fields.message.trim()
     if (!name || !email || !message) return setError(t('contact.fillAll'))
     if (message.length < CONTACT_MESSAGE_MIN)
-      return setError(t('contact.messageTooShort', { min: CONTACT_MESSAGE_MIN }))
+      return setError(t('contact.messageTooShort', { count: CONTACT_MESSAGE_MIN }))
     if (!token) return setError(t('contact.completeVerification'))
     setBusy(true)
     try {
@@ -149,7 +149,7 @@ export function ContactDialog({
               className={`${inputClass} py-2`}
             />
             <p id={`${id}-message-hint`} className="mt-1 text-xs text-zinc-400">
-              {t('contact.messageHint', { min: CONTACT_MESSAGE_MIN })}
+              {t('contact.messageHint', { count: CONTACT_MESSAGE_MIN })}
             </p>
           </div>
           <div key={widgetKey}>
