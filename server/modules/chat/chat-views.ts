@@ -5,6 +5,7 @@ import {
   type ChatSessionSummary,
   type ContextUsage,
   INVALID_SESSION_MESSAGE,
+  MODEL_FAILURE_CODES,
   type ModelFailureKind,
   type ModelFailureReason,
   messageLength,
@@ -13,6 +14,7 @@ import { AppError } from '#server/lib/errors.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
 import { mergeLorebooks } from '#server/modules/lorebooks/merge-lorebooks.ts'
 import type { LlmError } from '#server/modules/models/llm-client.ts'
+import { RETRYABLE } from '#server/modules/models/model-failures.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import type { Character, contextWindow, HistoryMessage, Prompt } from './prompt.ts'
@@ -150,6 +152,28 @@ export function failureMessage(error: LlmError): string {
     default:
       return 'The model could not reply.'
   }
+}
+
+/**
+ * A model failure as the caller sees it: the AppError for JSON callers and the same content as the
+ * stream's `error` event. `shutdown` (the server stopping the turn) answers 503 whatever failed.
+ */
+export function failedTurn(
+  failure: LlmError,
+  shutdown: boolean,
+  kept: Pick<ErrorEventData, 'partialKept' | 'reply' | 'userMessageId'>,
+): { kind: 'failed'; error: AppError; event: ErrorEventData } {
+  const code = shutdown ? 'SERVICE_UNAVAILABLE' : MODEL_FAILURE_CODES[failure.reason]
+  const message = shutdown ? 'The server is restarting. Please retry.' : failureMessage(failure)
+  const details = {
+    kind: failure.kind,
+    reason: shutdown ? null : failure.reason,
+    retryable: shutdown || RETRYABLE[failure.reason],
+    ...(failure.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: failure.retryAfterSeconds }),
+    ...kept,
+  }
+  const status = shutdown ? 503 : failure.kind === 'timeout' ? 504 : 502
+  return { kind: 'failed', error: new AppError(status, code, message, details), event: { code, message, ...details } }
 }
 
 export function checkText(text: string) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { type ChatReply, type ContextUsage, type MessageStatus, MODEL_FAILURE_CODES } from '#contracts/chat.ts'
+import type { ChatReply, ContextUsage, MessageStatus } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'
 import type { Plan } from '#contracts/plans.ts'
 import { AppError } from '#server/lib/errors.ts'
@@ -14,7 +14,7 @@ import {
   reasoningOff,
   streamChat,
 } from '#server/modules/models/llm-client.ts'
-import { OPERATOR_HINTS, RETRYABLE } from '#server/modules/models/model-failures.ts'
+import { OPERATOR_HINTS } from '#server/modules/models/model-failures.ts'
 import { modelContext, recordContextExceeded, recordPromptUsage } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
 import { countTokens } from '#server/modules/models/tokens.ts'
@@ -23,7 +23,7 @@ import { authorNoteOf } from './authors-note.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import {
   characterOf,
-  failureMessage,
+  failedTurn,
   type TurnHooks,
   type TurnOutcome,
   toChatMessage,
@@ -470,29 +470,13 @@ export function createGeneration({
       return { kind: 'stopped', result, reply }
     }
     const shutdown = reason === 'shutdown'
-    const code = shutdown ? 'SERVICE_UNAVAILABLE' : MODEL_FAILURE_CODES[failure.reason]
-    const message = shutdown ? 'The server is restarting. Please retry.' : failureMessage(failure)
-    const details = {
-      kind: failure.kind,
-      reason: shutdown ? null : failure.reason,
-      retryable: shutdown || RETRYABLE[failure.reason],
-      ...(failure.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: failure.retryAfterSeconds }),
-      partialKept: Boolean(stored),
-      reply,
-      userMessageId,
-    }
-    const status = shutdown ? 503 : failure.kind === 'timeout' ? 504 : 502
     const info = { sessionId: session.id, modelId: model.id, kind: failure.kind, reason: failure.reason, err: failure }
     // What the operator can fix (a refusal of the provider's) at warn, with the provider's own words.
     if ((failure.kind === 'provider' || failure.reason === 'reasoning_only') && !shutdown) {
       warn({ ...info, status: failure.status, hint: OPERATOR_HINTS[failure.reason] }, 'chat reply failed')
     } else log(info, 'chat reply failed')
     ended(failure.kind)
-    return {
-      kind: 'failed',
-      error: new AppError(status, code, message, details),
-      event: { code, message, ...details },
-    }
+    return failedTurn(failure, shutdown, { partialKept: Boolean(stored), reply, userMessageId })
   }
 
   return { generate, replay }

@@ -1,25 +1,16 @@
 import { randomUUID } from 'node:crypto'
-import { MODEL_FAILURE_CODES } from '#contracts/chat.ts'
 import type { ImpersonateDone } from '#contracts/chat-writing-aids.ts'
 import type { Locale } from '#contracts/locales.ts'
-import { AppError } from '#server/lib/errors.ts'
+import type { AppError } from '#server/lib/errors.ts'
 import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { samplingParams } from '#server/modules/models/generation-settings.ts'
 import { LlmError, opaqueUserId, streamChat } from '#server/modules/models/llm-client.ts'
-import { RETRYABLE } from '#server/modules/models/model-failures.ts'
 import { modelContext } from '#server/modules/models/model-server-info.ts'
 import { effectiveSettings } from '#server/modules/models/user-settings.ts'
 import { authorNoteOf } from './authors-note.ts'
 import type { ChatRepo } from './chat.repo.ts'
-import {
-  characterOf,
-  type ErrorEventData,
-  failureMessage,
-  invalidSession,
-  requireCharacter,
-  UUID,
-} from './chat-views.ts'
+import { characterOf, type ErrorEventData, failedTurn, invalidSession, requireCharacter, UUID } from './chat-views.ts'
 import { reasoningFields, type StreamLimits, timeLimitsOf } from './generation.ts'
 import { loadHistory, olderCharacterMessages } from './history.ts'
 import { chatLanguage, languageLabel } from './language.ts'
@@ -166,23 +157,8 @@ export function createImpersonate(deps: ImpersonateDeps) {
           }
           if (failure.kind === 'aborted' && slot.reason() !== 'shutdown') return { kind: 'stopped', content: text }
           const shutdown = slot.reason() === 'shutdown'
-          const code = shutdown ? 'SERVICE_UNAVAILABLE' : MODEL_FAILURE_CODES[failure.reason]
-          const message = shutdown ? 'The server is restarting. Please retry.' : failureMessage(failure)
-          const details = {
-            kind: failure.kind,
-            reason: shutdown ? null : failure.reason,
-            retryable: shutdown || RETRYABLE[failure.reason],
-            partialKept: false,
-            reply: null,
-            userMessageId: null,
-          }
           log({ sessionId: session.id, modelId: model.id, kind: failure.kind, err: failure }, 'impersonate failed')
-          const status = shutdown ? 503 : failure.kind === 'timeout' ? 504 : 502
-          return {
-            kind: 'failed',
-            error: new AppError(status, code, message, details),
-            event: { code, message, ...details },
-          }
+          return failedTurn(failure, shutdown, { partialKept: false, reply: null, userMessageId: null })
         } finally {
           started?.end()
         }
