@@ -5,6 +5,8 @@ import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 /** A signed webhook delivery as the Stripe double makes them. */
 export type StripeDelivery = { payload: string; signature: string }
 type Session = Awaited<ReturnType<TestApp['login']>>
+/** The diamonds the shipped Plus plan grants each period. */
+export const PLUS_DIAMONDS = 1000
 
 /**
  * The whole API with card payments at the Stripe double (real Stripe wire protocol and signed
@@ -44,11 +46,33 @@ export async function startStripeTestApp(name: string) {
     return { orderId, paymentUrl, checkoutSession: checkoutSession as Record<string, unknown> & { id: string } }
   }
 
+  /** Delivers each webhook, expecting each accepted. */
+  async function deliverAll(deliveries: StripeDelivery[]) {
+    for (const d of deliveries) expect((await deliver(d)).statusCode).toBe(200)
+  }
+
+  /** Buys the Plus plan by card to the end (Checkout paid, its webhooks delivered); the double's events cleared. */
+  async function buyPlan(session: Session) {
+    const { orderId, checkoutSession } = await checkout(session)
+    const { subscriptionId, completed, invoicePaid } = stripe.paidCheckout(checkoutSession)
+    await deliverAll([completed, invoicePaid])
+    stripe.takeEvents()
+    expect(await t.app.services.diamonds.balanceOf(session.user.id)).toBe(PLUS_DIAMONDS)
+    return { orderId, subscriptionId }
+  }
+
+  /** The refund webhooks Stripe sent since the last call: refund.* and charge.refunded. */
+  const refundEvents = () =>
+    stripe.takeEvents().filter((e) => e.type.startsWith('refund.') || e.type === 'charge.refunded')
+
   return {
     t,
     stripe,
     deliver,
+    deliverAll,
     checkout,
+    buyPlan,
+    refundEvents,
     close: async () => {
       await t.close()
       await stripe.close()

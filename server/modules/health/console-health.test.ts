@@ -2,13 +2,12 @@ import { sql } from 'drizzle-orm'
 import type { InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { HealthDaily, HealthDay, HealthJobs } from '#contracts/admin-health.ts'
-import { runAdminCli } from '#server/modules/staff/admin-cli.ts'
 import { CONSOLE_TOKEN_HEADER } from '#server/modules/staff/console-sessions.ts'
-import { totpCode } from '#server/modules/staff/totp.ts'
 import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import { createRole } from '#tests/factories/catalogue.ts'
 import { writeModelsFile } from '#tests/helpers/chat.ts'
 import { shippedPlans, writePlansFile } from '#tests/helpers/plans.ts'
+import { staffMember } from '#tests/helpers/staff.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import { percentileOf, utcDay } from './console-health.ts'
 import { TTFT_BUCKETS_MS, ttftBucketOf } from './health-stats.repo.ts'
@@ -59,29 +58,12 @@ beforeAll(async () => {
     // Jobs seeded below stay as they are: no worker runs them.
     jobQueue: { worker: false },
   })
-  admin = await staffMember('admin')
+  admin = await staffMember(t, 'admin')
 })
 afterAll(async () => {
   await t?.close()
   await api?.close()
 })
-
-async function staffMember(role: 'admin' | 'moderator'): Promise<Person> {
-  const { user, token } = await t.login()
-  const who: Person = { id: user.id, email: user.email, token }
-  const silent = { log: () => {}, error: () => {} }
-  expect(await runAdminCli(['grant', who.email, '--role', role], t.app.services.staff, silent)).toBe(0)
-  const setup = await call(who, { method: 'POST', url: '/api/admin/2fa/setup' })
-  const secret = setup.json().data.secret as string
-  const enable = await call(who, {
-    method: 'POST',
-    url: '/api/admin/2fa/enable',
-    payload: { code: totpCode(secret, Date.now()) },
-  })
-  expect(enable.statusCode).toBe(200)
-  who.console = enable.json().data.consoleToken
-  return who
-}
 
 function call(who: Person, request: InjectOptions) {
   const headers: Record<string, string> = { authorization: `Bearer ${who.token}` }

@@ -2,11 +2,11 @@ import { eq } from 'drizzle-orm'
 import type { InjectOptions } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { diamondLedger } from '#db/schema/diamonds.ts'
-import { CONSOLE_TOKEN_HEADER } from '#server/modules/staff/console-sessions.ts'
 import { totpCode } from '#server/modules/staff/totp.ts'
 import { type BtcpayDouble, startBtcpay } from '#tests/doubles/btcpay.ts'
 import type { StripeApiDouble } from '#tests/doubles/stripe-api.ts'
-import { type StripeDelivery, type StripeTestApp, startStripeTestApp } from '#tests/helpers/stripe-app.ts'
+import { asStaff, type StaffMember, staffMember } from '#tests/helpers/staff.ts'
+import { PLUS_DIAMONDS, type StripeTestApp, startStripeTestApp } from '#tests/helpers/stripe-app.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import { createPaymentsRepo } from './payments.repo.ts'
 import { refundReference } from './refunds.ts'
@@ -14,42 +14,15 @@ import { refundReference } from './refunds.ts'
 // The money console's routes (ADR 056, "Routes and pages") through the API, the Stripe double and
 // its signed webhooks, on PGlite (or PostgreSQL with TEST_DATABASE_URL).
 
-type Session = Awaited<ReturnType<TestApp['login']>>
-type Staff = { id: string; token: string; console: string; secret: string }
-const PLUS_DIAMONDS = 1000
 const PLUS_PRICE = 999
 
 afterEach(() => vi.useRealTimers())
-
-/** An account made staff, its second factor enrolled: the console open and freshly confirmed. */
-async function staffMember(t: TestApp, role: 'admin' | 'moderator'): Promise<Staff> {
-  const { user, token } = await t.login()
-  await t.app.services.staff.grant(user.email, role, { actorId: 'cli' })
-  const headers = { authorization: `Bearer ${token}` }
-  const setup = await t.app.inject({ method: 'POST', url: '/api/admin/2fa/setup', headers })
-  const secret = setup.json().data.secret as string
-  const enable = await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/2fa/enable',
-    headers,
-    payload: { code: totpCode(secret, Date.now()) },
-  })
-  expect(enable.statusCode).toBe(200)
-  return { id: user.id, token, console: enable.json().data.consoleToken as string, secret }
-}
-
-function asStaff(t: TestApp, who: Staff, request: InjectOptions) {
-  return t.app.inject({
-    ...request,
-    headers: { authorization: `Bearer ${who.token}`, [CONSOLE_TOKEN_HEADER]: who.console },
-  })
-}
 
 describe('the money console routes', () => {
   let app: StripeTestApp
   let t: TestApp
   let stripe: StripeApiDouble
-  let admin: Staff
+  let admin: StaffMember
   beforeAll(async () => {
     app = await startStripeTestApp('money-routes')
     ;({ t, stripe } = app)
@@ -60,24 +33,10 @@ describe('the money console routes', () => {
   const get = (url: string) => asStaff(t, admin, { method: 'GET', url })
   const post = (url: string, payload: object) => asStaff(t, admin, { method: 'POST', url, payload })
   const balance = (userId: string) => t.app.services.diamonds.balanceOf(userId)
-  const deliverAll = async (deliveries: StripeDelivery[]) => {
-    for (const d of deliveries) expect((await app.deliver(d)).statusCode).toBe(200)
-  }
-  const refundEvents = () =>
-    stripe.takeEvents().filter((e) => e.type.startsWith('refund.') || e.type === 'charge.refunded')
-
-  async function buyPlan(session: Session) {
-    const { orderId, checkoutSession } = await app.checkout(session)
-    const { subscriptionId, completed, invoicePaid } = stripe.paidCheckout(checkoutSession)
-    await deliverAll([completed, invoicePaid])
-    stripe.takeEvents()
-    expect(await balance(session.user.id)).toBe(PLUS_DIAMONDS)
-    return { orderId, subscriptionId }
-  }
 
   it('refunds through the route: preview first, the ledger moved once however often the webhooks arrive, audited', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
 
     const detail = await get(`/api/admin/money/orders/${orderId}`)
     expect(detail.statusCode).toBe(200)
@@ -95,10 +54,10 @@ describe('the money console routes', () => {
     const { refund, planEnded } = res.json().data
     expect(refund).toMatchObject({ amount: 500, status: 'succeeded', diamondsTaken: 500, actorId: admin.id })
     expect(planEnded).toBe(false)
-    const events = refundEvents()
+    const events = app.refundEvents()
     expect(events.map((e) => e.type)).toEqual(['refund.created', 'charge.refunded'])
     await Promise.all([...events, ...events, ...events].map((d) => app.deliver(d)))
-    await deliverAll([stripe.refundEvent('refund.updated', String(refund.providerRefundId))])
+    await app.deliverAll([stripe.refundEvent('refund.updated', String(refund.providerRefundId))])
 
     expect(await balance(session.user.id)).toBe(PLUS_DIAMONDS - 500)
     const ledger = await t.database.db
@@ -120,7 +79,7 @@ describe('the money console routes', () => {
 
   it('answers 409 REFUND_NOT_ALLOWED over what remains and 400 for a bad body, nothing changed', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     const calls = stripe.requests.filter((r) => r.path === '/v1/refunds').length
     const over = await post(`/api/admin/money/orders/${orderId}/refund`, { amount: PLUS_PRICE + 1, note: 'too much' })
     expect([over.statusCode, over.json().error]).toEqual([409, 'REFUND_NOT_ALLOWED'])
@@ -138,10 +97,10 @@ describe('the money console routes', () => {
 
   it('a full refund ends the plan; a sandbox order is marked and not refundable', async () => {
     const session = await t.login()
-    const { orderId, subscriptionId } = await buyPlan(session)
+    const { orderId, subscriptionId } = await app.buyPlan(session)
     const res = await post(`/api/admin/money/orders/${orderId}/refund`, { note: 'all of it' })
     expect(res.json().data).toMatchObject({ refund: { amount: PLUS_PRICE }, planEnded: true })
-    await deliverAll(refundEvents())
+    await app.deliverAll(app.refundEvents())
     expect(await balance(session.user.id)).toBe(0)
     expect(stripe.subscriptions.get(subscriptionId)).toMatchObject({ status: 'canceled' })
     const detail = (await get(`/api/admin/money/orders/${orderId}`)).json().data
@@ -167,7 +126,7 @@ describe('the money console routes', () => {
 
   it('lists orders with filters and paging, and subscriptions', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     const mine = (await get(`/api/admin/money/orders?userId=${session.user.id}`)).json().data
     expect(mine).toMatchObject({ page: 1, pageSize: 50, hasMore: false, items: [{ id: orderId, sandbox: false }] })
     const real = (await get('/api/admin/money/orders?sandbox=false&provider=stripe&pageSize=1')).json().data
@@ -187,7 +146,7 @@ describe('the money console routes', () => {
 
   it('cancels a plan at period end and at once through the route, audited; 404 without a plan', async () => {
     const a = await t.login()
-    const planA = await buyPlan(a)
+    const planA = await app.buyPlan(a)
     const atEnd = await post(`/api/admin/money/subscriptions/${a.user.id}/cancel`, {
       when: 'period-end',
       note: 'asked',
@@ -196,7 +155,7 @@ describe('the money console routes', () => {
     expect(atEnd.json().data).toMatchObject({ status: 'active', cancelAtPeriodEnd: true })
     expect(stripe.subscriptions.get(planA.subscriptionId)).toMatchObject({ cancel_at_period_end: true })
     const b = await t.login()
-    const planB = await buyPlan(b)
+    const planB = await app.buyPlan(b)
     const now = await post(`/api/admin/money/subscriptions/${b.user.id}/cancel`, { when: 'now', note: 'fraud' })
     expect(now.json().data).toMatchObject({ status: 'canceled' })
     expect(stripe.subscriptions.get(planB.subscriptionId)).toMatchObject({ status: 'canceled' })
@@ -214,11 +173,11 @@ describe('the money console routes', () => {
 
   it('lists the webhooks received with their outcome and replays', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     await post(`/api/admin/money/orders/${orderId}/refund`, { amount: 100, note: 'n' })
-    const [created] = refundEvents()
+    const [created] = app.refundEvents()
     if (!created) throw new Error('no refund.created')
-    await deliverAll([created, created])
+    await app.deliverAll([created, created])
     const id = JSON.parse(created.payload).id as string
     const listed = (await get('/api/admin/money/webhooks?provider=stripe&pageSize=100')).json().data.items
     expect(listed.find((e: { eventId: string }) => e.eventId === id)).toMatchObject({
@@ -233,7 +192,7 @@ describe('the money console routes', () => {
 
   it('refuses a moderator on every money route (money is admin only), and asks an admin for a fresh confirmation', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     const moderator = await staffMember(t, 'moderator')
     const urls: InjectOptions[] = [
       { method: 'GET', url: '/api/admin/money/orders' },
@@ -278,7 +237,7 @@ describe('the money console routes', () => {
 describe('BTCPay invoices through the money console routes', () => {
   let btcpay: BtcpayDouble
   let t: TestApp
-  let admin: Staff
+  let admin: StaffMember
   const keys = { apiKey: 'btcpay-routes', storeId: 'store-routes', webhookSecret: 'btcpay-routes-secret' }
   beforeAll(async () => {
     btcpay = await startBtcpay(keys)

@@ -7,7 +7,12 @@ import { AppError } from '#server/lib/errors.ts'
 import { createDiamondsRepo } from '#server/modules/diamonds/diamonds.repo.ts'
 import { type BtcpayDouble, startBtcpay } from '#tests/doubles/btcpay.ts'
 import type { StripeApiDouble } from '#tests/doubles/stripe-api.ts'
-import { type StripeDelivery, type StripeTestApp, startStripeTestApp } from '#tests/helpers/stripe-app.ts'
+import {
+  PLUS_DIAMONDS,
+  type StripeDelivery,
+  type StripeTestApp,
+  startStripeTestApp,
+} from '#tests/helpers/stripe-app.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 import type { PaymentGateways } from './gateways.ts'
 import { createPaymentsRepo } from './payments.repo.ts'
@@ -16,8 +21,6 @@ import { createRefunds, refundReference } from './refunds.ts'
 
 // Refunds and the money console (ADR 056), through the Stripe double and its signed webhooks.
 
-type Session = Awaited<ReturnType<TestApp['login']>>
-const PLUS_DIAMONDS = 1000
 const PLUS_PRICE = 999
 
 describe('refunds and the money console', () => {
@@ -41,22 +44,6 @@ describe('refunds and the money console', () => {
       .select()
       .from(diamondLedger)
       .where(eq(diamondLedger.reference, refundReference(refundId)))
-  const deliverAll = async (deliveries: StripeDelivery[]) => {
-    for (const d of deliveries) expect((await app.deliver(d)).statusCode).toBe(200)
-  }
-
-  async function buyPlan(session: Session) {
-    const { orderId, checkoutSession } = await app.checkout(session)
-    const { subscriptionId, completed, invoicePaid } = stripe.paidCheckout(checkoutSession)
-    await deliverAll([completed, invoicePaid])
-    stripe.takeEvents()
-    expect(await balance(session.user.id)).toBe(PLUS_DIAMONDS)
-    return { orderId, subscriptionId }
-  }
-
-  /** The refund webhooks Stripe sent for the last refund: refund.created and charge.refunded. */
-  const refundEvents = () =>
-    stripe.takeEvents().filter((e) => e.type.startsWith('refund.') || e.type === 'charge.refunded')
 
   it.each([
     { webhooks: 0, before: false },
@@ -68,7 +55,7 @@ describe('refunds and the money console', () => {
     'a refund through the Stripe double adjusts the ledger once however often its webhook arrives ($webhooks times, before the API answer: $before)',
     async ({ webhooks, before }) => {
       const session = await t.login()
-      const { orderId } = await buyPlan(session)
+      const { orderId } = await app.buyPlan(session)
       let refunds = money().refunds
       if (before) {
         // The webhooks arrive while the API's answer is still on its way.
@@ -86,8 +73,8 @@ describe('refunds and the money console', () => {
                     ...real,
                     async refund(request) {
                       const answer = await real.refund(request)
-                      const events = refundEvents()
-                      for (let i = 0; i < webhooks; i++) await deliverAll(events)
+                      const events = app.refundEvents()
+                      for (let i = 0; i < webhooks; i++) await app.deliverAll(events)
                       return answer
                     },
                   },
@@ -106,7 +93,7 @@ describe('refunds and the money console', () => {
       }
       const result = await refunds.refund({ orderId, amount: 500, actorId: 'admin-1', note: 'asked by mail' })
       if (!before) {
-        const events = refundEvents()
+        const events = app.refundEvents()
         expect(events.map((e) => e.type)).toEqual(['refund.created', 'charge.refunded'])
         const deliveries = Array.from({ length: webhooks }, () => events).flat()
         await Promise.all(deliveries.map((d) => app.deliver(d)))
@@ -122,14 +109,14 @@ describe('refunds and the money console', () => {
         'order.refund',
       ])
       // A late refund.updated (the same refund, succeeded) changes nothing more.
-      await deliverAll([stripe.refundEvent('refund.updated', String(result.refund.providerRefundId))])
+      await app.deliverAll([stripe.refundEvent('refund.updated', String(result.refund.providerRefundId))])
       expect(await balance(session.user.id)).toBe(PLUS_DIAMONDS - 500)
     },
   )
 
   it('a partial then a full refund: diamonds in proportion, all of them in the end, the order refunded and the plan ended', async () => {
     const session = await t.login()
-    const { orderId, subscriptionId } = await buyPlan(session)
+    const { orderId, subscriptionId } = await app.buyPlan(session)
     const { refunds } = money()
     const preview = await refunds.preview(orderId, 333)
     expect(preview).toMatchObject({
@@ -145,7 +132,7 @@ describe('refunds and the money console', () => {
     expect(rest).toMatchObject({ refunded: 333, refundable: 666, amount: 666, diamondsDue: 667, endsPlan: true })
     const second = await refunds.refund({ orderId, actorId: 'admin-1', note: 'the rest' })
     expect(second.refund).toMatchObject({ amount: 666, status: 'succeeded', diamondsTaken: 667 })
-    await deliverAll(refundEvents())
+    await app.deliverAll(app.refundEvents())
     expect(await balance(session.user.id)).toBe(0)
     const [order] = await t.database.db.select().from(orders).where(eq(orders.id, orderId))
     expect(order?.status).toBe('refunded')
@@ -163,7 +150,7 @@ describe('refunds and the money console', () => {
 
   it('refuses a refund larger than what remains, and changes nothing', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     const { refunds } = money()
     await refunds.refund({ orderId, amount: 900, actorId: 'admin-1', note: 'most' })
     const calls = stripe.requests.filter((r) => r.path === '/v1/refunds').length
@@ -181,7 +168,7 @@ describe('refunds and the money console', () => {
 
   it('a refund Stripe did not answer stays pending (its amount reserved) and a retry with the same key applies it once', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     const { refunds } = money()
     const before = stripe.requests.length
     stripe.failNext(5)
@@ -201,7 +188,7 @@ describe('refunds and the money console', () => {
     expect(await balance(session.user.id)).toBe(PLUS_DIAMONDS)
     if (!pending) throw new Error('no pending refund')
     const retried = await refunds.retry({ refundId: pending.id, actorId: 'admin-1', note: 'retry' })
-    await deliverAll([...refundEvents(), ...refundEvents()])
+    await app.deliverAll([...app.refundEvents(), ...app.refundEvents()])
     expect(retried).toMatchObject({ status: 'succeeded', diamondsTaken: PLUS_DIAMONDS })
     expect(await balance(session.user.id)).toBe(0)
     expect(await ledgerOf(pending.id)).toHaveLength(1)
@@ -214,7 +201,7 @@ describe('refunds and the money console', () => {
 
   it('never takes a balance below zero: the deduction is capped and what was missing recorded', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     await createDiamondsRepo(t.database.db).apply({
       userId: session.user.id,
       amount: -900,
@@ -228,14 +215,14 @@ describe('refunds and the money console', () => {
       diamondsUncollected: 900,
     })
     const result = await refunds.refund({ orderId, actorId: 'admin-1', note: 'spent already' })
-    await deliverAll(refundEvents())
+    await app.deliverAll(app.refundEvents())
     expect(result.refund).toMatchObject({ status: 'succeeded', diamondsDue: 1000, diamondsTaken: 100 })
     expect(await balance(session.user.id)).toBe(0)
   })
 
   it('lists orders newest first with the sandbox marked, subscriptions, and a user’s orders', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     const repo = createPaymentsRepo(t.database.db)
     const sandboxOrder = 'ord_sandboxsandboxsandbox1'
     await repo.insertOrder({
@@ -268,11 +255,11 @@ describe('refunds and the money console', () => {
 
   it('lists the webhooks received with their outcome: applied, ignored, replays counted, failed with why', async () => {
     const session = await t.login()
-    const { orderId } = await buyPlan(session)
+    const { orderId } = await app.buyPlan(session)
     await money().refunds.refund({ orderId, amount: 100, actorId: 'admin-1', note: 'n' })
-    const [created, chargeRefunded] = refundEvents()
+    const [created, chargeRefunded] = app.refundEvents()
     if (!created || !chargeRefunded) throw new Error('no refund events')
-    await deliverAll([created, created, created, chargeRefunded])
+    await app.deliverAll([created, created, created, chargeRefunded])
     const unknown = stripe.event('invoice.paid', {
       id: 'in_unknown',
       object: 'invoice',
@@ -292,7 +279,7 @@ describe('refunds and the money console', () => {
 
   it('cancels a plan at period end or at once through Stripe, audited', async () => {
     const a = await t.login()
-    const planA = await buyPlan(a)
+    const planA = await app.buyPlan(a)
     const console = money()
     const atEnd = await console.cancelSubscription({
       userId: a.user.id,
@@ -303,7 +290,7 @@ describe('refunds and the money console', () => {
     expect(atEnd).toMatchObject({ status: 'active', cancelAtPeriodEnd: true })
     expect(stripe.subscriptions.get(planA.subscriptionId)).toMatchObject({ cancel_at_period_end: true })
     const b = await t.login()
-    const planB = await buyPlan(b)
+    const planB = await app.buyPlan(b)
     const now = await console.cancelSubscription({ userId: b.user.id, when: 'now', actorId: 'admin-1', note: 'fraud' })
     expect(now).toMatchObject({ status: 'canceled' })
     expect(stripe.subscriptions.get(planB.subscriptionId)).toMatchObject({ status: 'canceled' })
