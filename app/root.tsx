@@ -53,7 +53,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="color-scheme" content="dark" />
         <meta name="theme-color" content="#09090b" />
         <Meta />
-        <Links nonce={nonce} />
+        {/* No nonce: style-src allows 'self', and the browser hides a nonce from the DOM, so a
+            nonce'd link would not match on hydration (React logged an error on every page). */}
+        <Links />
         <script
           nonce={nonce}
           suppressHydrationWarning
