@@ -36,6 +36,8 @@ export default [
       route('staff', 'routes/console-staff.tsx'),
       route('money', 'routes/console-money.tsx'),
       route('money/orders/:id', 'routes/console-money-order.tsx'),
+      route('tags', 'routes/console-tags.tsx'),
+      route('featured', 'routes/console-featured.tsx'),
     ]),
     route('*', 'routes/not-found.tsx'),
   ]),

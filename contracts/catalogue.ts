@@ -36,4 +36,6 @@ export type CatalogueReader = {
   listRoles(query: RoleListQuery, viewer: Viewer, locale: string): Promise<RoleList>
   getRole(publicId: string, viewer: Viewer, locale: string, options?: RoleReadOptions): Promise<RoleDetail | null>
   listTags(locale: string): Promise<Tag[]>
+  /** The characters an operator features on the home page (ADR 059), in their order. */
+  listFeatured(viewer: Viewer, locale: string): Promise<RoleSummary[]>
 }

@@ -23,6 +23,7 @@ import { chatTidyRoutes } from '#server/modules/chat/chat-tidy.routes.ts'
 import { personasRoutes } from '#server/modules/chat/personas/personas.routes.ts'
 import { chatTransferRoutes } from '#server/modules/chat/transfer/chat-transfer.routes.ts'
 import { writingAidsRoutes } from '#server/modules/chat/writing-aids.routes.ts'
+import { curationRoutes } from '#server/modules/curation/curation.routes.ts'
 import { diamondsRoutes } from '#server/modules/diamonds/diamonds.routes.ts'
 import { consoleHealthRoutes } from '#server/modules/health/console-health.routes.ts'
 import { healthRoutes } from '#server/modules/health/health.routes.ts'
@@ -242,6 +243,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await api.register(authRoutes(services.auth, services.humanVerification, services.googleSignIn))
       await api.register(accountRoutes(services.account))
       await api.register(moderationRoutes(services.moderation))
+      await api.register(curationRoutes(services.tagsConsole, services.featuredConsole))
       await api.register(catalogueRoutes(services.catalogue))
       await api.register(charactersRoutes(services.characters, services.catalogue, options.kv))
       await api.register(lorebooksRoutes(services.lorebooks, options.kv))

@@ -24,6 +24,11 @@ import { createPersonasService } from '#server/modules/chat/personas/personas.se
 import { createSceneMembersRepo } from '#server/modules/chat/scene-members.repo.ts'
 import { createChatTransferRepo } from '#server/modules/chat/transfer/chat-transfer.repo.ts'
 import { createChatTransfer } from '#server/modules/chat/transfer/chat-transfer.service.ts'
+import { createFeaturedRepo } from '#server/modules/curation/featured.repo.ts'
+import { createFeaturedConsole } from '#server/modules/curation/featured-console.ts'
+import { createSiteSettingsRepo } from '#server/modules/curation/site-settings.repo.ts'
+import { createTagsConsoleRepo } from '#server/modules/curation/tags-console.repo.ts'
+import { createTagsConsole } from '#server/modules/curation/tags-console.ts'
 import { createDiamondsRepo } from '#server/modules/diamonds/diamonds.repo.ts'
 import { createDiamondsService } from '#server/modules/diamonds/diamonds.service.ts'
 import { createEntitlementsRepo } from '#server/modules/entitlements/entitlements.repo.ts'
@@ -108,9 +113,23 @@ export function createServices({
   const roleTexts = createRoleTextsService({ repo: roleTextsRepo, warn: warn ?? log })
   // Characters an operator hid (ADR 055): their creator's view of them says so.
   const hides = createRoleHidesRepo(db)
-  const catalogue = createCatalogueService(createCatalogueRepo(db), kv, users, roleTexts, listingCache, {
-    isHidden: async (roleId) => (await hides.causesOf(roleId)).length > 0,
-  })
+  // Featured characters and tag moderation (ADR 059): the catalogue reads the featured list, the
+  // characters module asks the policy for new user-made tags.
+  const featuredRepo = createFeaturedRepo(db)
+  const siteSettings = createSiteSettingsRepo(db)
+  const catalogue = createCatalogueService(
+    createCatalogueRepo(db),
+    kv,
+    users,
+    roleTexts,
+    listingCache,
+    { isHidden: async (roleId) => (await hides.causesOf(roleId)).length > 0 },
+    { featuredRoleIds: () => featuredRepo.roleIds() },
+  )
+  const auditRepo = createAuditRepo(db)
+  const audit = createAudit(auditRepo)
+  const tagsConsole = createTagsConsole({ db, audit, repo: createTagsConsoleRepo(db), settings: siteSettings })
+  const featuredConsole = createFeaturedConsole({ db, audit, repo: featuredRepo })
   const characters = createCharactersService({
     repo: createCharactersRepo(db),
     images,
@@ -118,6 +137,7 @@ export function createServices({
     texts: roleTexts,
     held: createCardFilesHold(kv),
     hidden: hides,
+    tagPolicy: tagsConsole,
   })
   // A user's own lorebooks, attached to their characters (ADR 043).
   const lorebooks = createLorebooksService({ repo: createLorebooksRepo(db), characters })
@@ -294,8 +314,6 @@ export function createServices({
   })
   const account = createAccountService({ repo: createAccountRepo(db), kv, images, catalogue, roleTexts })
   // The operator console's foundation (ADR 054): staff roles, the second factor, the audit log.
-  const auditRepo = createAuditRepo(db)
-  const audit = createAudit(auditRepo)
   const auditLog = createAuditLog(auditRepo)
   const consoleSessions = createConsoleSessions(kv)
   const staff = createStaffService({
@@ -338,6 +356,8 @@ export function createServices({
     staff,
     account,
     moderation,
+    tagsConsole,
+    featuredConsole,
     images,
     catalogue,
     characters,

@@ -15,12 +15,16 @@ const POPULAR_COUNT = 12
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   const { catalogue, viewer } = context.get(appLoadContext)
-  const popular = await catalogue.listRoles(
-    { page: 1, pageSize: POPULAR_COUNT, sort: 'popularity', tags: [], q: undefined },
-    viewer,
-    routeLocale(params),
-  )
-  return { popular: popular.items }
+  const locale = routeLocale(params)
+  const [popular, featured] = await Promise.all([
+    catalogue.listRoles(
+      { page: 1, pageSize: POPULAR_COUNT, sort: 'popularity', tags: [], q: undefined },
+      viewer,
+      locale,
+    ),
+    catalogue.listFeatured(viewer, locale),
+  ])
+  return { popular: popular.items, featured }
 }
 
 const FEATURES = [
@@ -51,6 +55,24 @@ export default function Home({ loaderData, params }: Route.ComponentProps) {
         </LocalizedLink>
       </section>
 
+      {loaderData.featured.length > 0 ? (
+        <section aria-labelledby="featured-title" className="mt-12" data-testid="featured">
+          <h2 id="featured-title" className="mb-4 text-2xl font-semibold">
+            {t('featured.title')}
+          </h2>
+          <RoleGrid>
+            {loaderData.featured.map((role, index) => (
+              <RoleCard
+                key={role.roleId}
+                role={role}
+                href={localizePath(locale, `/characters/${role.roleId}`)}
+                eager={index < 2}
+              />
+            ))}
+          </RoleGrid>
+        </section>
+      ) : null}
+
       {loaderData.popular.length > 0 ? (
         <section aria-labelledby="popular-title" className="mt-12">
           <div className="mb-4 flex items-baseline justify-between gap-4">
@@ -67,7 +89,7 @@ export default function Home({ loaderData, params }: Route.ComponentProps) {
                 key={role.roleId}
                 role={role}
                 href={localizePath(locale, `/characters/${role.roleId}`)}
-                eager={index < 2}
+                eager={index < 2 && loaderData.featured.length === 0}
               />
             ))}
           </RoleGrid>

@@ -3,6 +3,7 @@
 export * from './auth.ts'
 export * from './chat.ts'
 export * from './chat-search.ts'
+export * from './curation.ts'
 export * from './diamonds.ts'
 export * from './health.ts'
 export * from './images.ts'

@@ -23,6 +23,13 @@ import { users } from './users.ts'
 
 export const roleVisibility = pgEnum('role_visibility', ['public', 'private'])
 
+/**
+ * Whether the public sees a tag (ADR 059): `visible`, `hidden` by an operator, or `pending` (made by
+ * a user while the operator's "user-made tags start hidden" policy was on, not yet approved). A tag
+ * that is not visible stays on its characters but is shown nowhere public.
+ */
+export const tagState = pgEnum('tag_state', ['visible', 'hidden', 'pending'])
+
 /** Characters ("roles" in the spec's API). `publicId` is what URLs and the API use. */
 export const roles = pgTable(
   'roles',
@@ -100,6 +107,7 @@ export const tags = pgTable(
     names: jsonb('names').$type<Record<string, string>>().notNull(),
     userMade: boolean('user_made').notNull().default(false),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    state: tagState('state').notNull().default('visible'),
   },
   (table) => [uniqueIndex('tags_slug_key').on(table.slug), index('tags_created_by_idx').on(table.createdBy)],
 )

@@ -31,6 +31,7 @@ const USERS_READERS: Record<string, string> = {
   'staff/audit.repo.ts': "an audit record's actor label (their username at the time), in the insert itself",
   'moderation/people.repo.ts': "an operator's people search and a person's account (ADR 055)",
   'health/health-stats.repo.ts': "the console's sign-ups per day (ADR 057): one count over the column, never a write",
+  'curation/tags-console.repo.ts': "a user-made tag's maker in the console's tag list (ADR 059), in the same query",
 }
 const WRITES_USERS = /\.(insert|update|delete)\(\s*users\s*\)|(insert\s+into|update|delete\s+from)\s+\$\{\s*users\s*\}/i
 
@@ -68,6 +69,8 @@ const TRANSLATIONS_USERS: Record<string, string> = {
   'catalogue/catalogue.repo.ts':
     "search in the visitor's language and the sitemaps' locales, in the listing's own query",
   'characters/characters.repo.ts': 'translations marked stale in the transaction that changes the source texts',
+  'curation/tags-console.repo.ts':
+    "translations' search texts derived again in the transaction that renames, hides or merges a tag (ADR 059)",
 }
 
 describe('who owns the role_translations table', () => {
@@ -149,5 +152,18 @@ describe('who owns the model_daily_stats table', () => {
   it('only the health statistics repo imports its schema or names the table', () => {
     const touching = repos.filter((repo) => /\bmodelDailyStats\b|model_daily_stats/.test(source(repo)))
     expect(touching).toEqual([DAILY_STATS_OWNER])
+  })
+})
+
+// ADR 059: the featured characters and the operator's settings each have one repo.
+const CURATION_OWNERS: Record<string, string> = {
+  featuredRoles: 'curation/featured.repo.ts',
+  siteSettings: 'curation/site-settings.repo.ts',
+}
+
+describe('who owns the featured list and the site settings', () => {
+  it.each(Object.entries(CURATION_OWNERS))('only its repo names %s', (table, owner) => {
+    const touching = repos.filter((repo) => new RegExp(`\\b${table}\\b`).test(source(repo)))
+    expect(touching).toEqual([owner])
   })
 })

@@ -340,18 +340,21 @@ export function createCatalogueRepo(db: Db) {
       return row ?? null
     },
 
-    /** Tags of each role, for a page of results. */
+    /** The public tags of each role, for a page of results (a hidden or pending tag is left out, ADR 059). */
     async tagsOfRoles(roleIds: number[]) {
       if (roleIds.length === 0) return []
       return db
         .select({ roleId: roleTags.roleId, slug: tags.slug, names: tags.names })
         .from(roleTags)
         .innerJoin(tags, eq(tags.id, roleTags.tagId))
-        .where(inArray(roleTags.roleId, roleIds))
+        .where(and(inArray(roleTags.roleId, roleIds), eq(tags.state, 'visible')))
         .orderBy(tags.slug)
     },
 
-    /** Every tag; `onPublicRole` when a public character carries it (only those are listed). */
+    /**
+     * Every tag the public may see (an operator's hidden and the pending ones are not, ADR 059);
+     * `onPublicRole` when a public character carries it (only those are listed).
+     */
     async allTags() {
       const carried = db
         .select({ tagId: roleTags.tagId })
@@ -360,7 +363,25 @@ export function createCatalogueRepo(db: Db) {
       return db
         .select({ id: tags.id, slug: tags.slug, names: tags.names, onPublicRole: exists(carried).mapWith(Boolean) })
         .from(tags)
+        .where(eq(tags.state, 'visible'))
         .orderBy(tags.id)
+    },
+
+    /**
+     * The public roles among `ids` as listing rows with their tags' ids, in no particular order
+     * (the featured characters, ADR 059: the caller keeps its own order).
+     */
+    async publicRolesByIds(ids: number[]): Promise<ListedRoleRow[]> {
+      if (ids.length === 0) return []
+      return db
+        .select({
+          ...summaryColumns,
+          tagIds: sql<
+            number[]
+          >`array(select ${roleTags.tagId} from ${roleTags} where ${roleTags.roleId} = ${roles.id})`,
+        })
+        .from(roles)
+        .where(and(inArray(roles.id, ids), eq(roles.visibility, 'public')))
     },
 
     /** Public roles that are not adult, most popular first; with `tagIds`, those carrying any of them. */
@@ -459,7 +480,7 @@ export function createCatalogueRepo(db: Db) {
     async insertRoles(list: NewRole[]): Promise<number> {
       if (list.length === 0) return 0
       return db.transaction(async (tx) => {
-        const known = await tx.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags)
+        const known = await tx.select({ id: tags.id, slug: tags.slug, names: tags.names, state: tags.state }).from(tags)
         const bySlug = new Map(known.map((t) => [t.slug, t]))
         const inserted = await tx
           .insert(roles)
@@ -469,8 +490,9 @@ export function createCatalogueRepo(db: Db) {
               searchText: roleSearchText(
                 { name: role.name, introduction: role.introduction ?? '', sourceLanguage: role.sourceLanguage ?? 'en' },
                 tagSlugs.flatMap((slug) => {
-                  const names = bySlug.get(slug)?.names
-                  return names ? [names] : []
+                  const tag = bySlug.get(slug)
+                  // A tag the public does not see is not found by search either (ADR 059).
+                  return tag?.state === 'visible' ? [tag.names] : []
                 }),
               ),
             })),

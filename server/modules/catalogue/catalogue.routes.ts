@@ -3,7 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ADULT_COOKIE, ADULT_COOKIE_MAX_AGE_SECONDS, type Viewer } from '#contracts/catalogue.ts'
-import { roleDetailSchema, roleListQuery, roleListSchema, roleQuery, tagSchema } from '#contracts/catalogue-schemas.ts'
+import {
+  roleDetailSchema,
+  roleListQuery,
+  roleListSchema,
+  roleQuery,
+  roleSummarySchema,
+  tagSchema,
+} from '#contracts/catalogue-schemas.ts'
 import { DEFAULT_LOCALE, isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
@@ -75,6 +82,24 @@ export function catalogueRoutes(catalogue: CatalogueService): FastifyPluginAsync
         if (role.visibility === 'private') reply.header('cache-control', 'private, no-cache')
         else cacheFor(request, reply)
         return ok(role)
+      },
+    )
+
+    app.get(
+      '/featured',
+      {
+        schema: {
+          tags: ['catalogue'],
+          summary:
+            'The characters an operator features on the home page, in their order (adult ones only for a viewer who confirmed their age)',
+          querystring: z.object({ locale: z.string().max(10).optional() }),
+          response: { 200: okSchema(z.object({ items: z.array(roleSummarySchema) })) },
+        },
+      },
+      async (request, reply) => {
+        const items = await catalogue.listFeatured(await viewerOf(request), localeOf(request, request.query.locale))
+        cacheFor(request, reply)
+        return ok({ items })
       },
     )
 

@@ -95,6 +95,18 @@ function tagName(names: Record<string, string>, locale: string): string {
   return names[locale] ?? names[DEFAULT_LOCALE] ?? Object.values(names)[0] ?? ''
 }
 
+/** A listed role's tags among `known` (the public ones), named in `locale`, by slug. */
+function tagsOfListed(known: { id: number; slug: string; names: Record<string, string> }[], locale: string) {
+  const tagById = new Map(known.map((t) => [t.id, t]))
+  return (row: { tagIds: number[] }): Tag[] =>
+    row.tagIds
+      .flatMap((id) => {
+        const tag = tagById.get(id)
+        return tag ? [{ slug: tag.slug, name: tagName(tag.names, locale) }] : []
+      })
+      .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0))
+}
+
 export function createCatalogueService(
   repo: CatalogueRepo,
   kv: KeyValueStore,
@@ -105,6 +117,8 @@ export function createCatalogueService(
   options: ListingCacheOptions = {},
   /** Whether an operator hid a character (ADR 055; the moderation module keeps it). */
   moderation: { isHidden(roleId: number): Promise<boolean> } = { isHidden: async () => false },
+  /** The characters an operator features, in their order (ADR 059; the curation module keeps them). */
+  featured: { featuredRoleIds(): Promise<number[]> } = { featuredRoleIds: async () => [] },
 ) {
   const headSize = options.headSize ?? HEAD_SIZE
   const anchorEvery = options.anchorEvery ?? ANCHOR_EVERY
@@ -297,16 +311,8 @@ export function createCatalogueService(
         ])
       }
       const listed = await (rows ?? pageOf(page, version, locale))
-      const tagById = new Map(known.map((t) => [t.id, t]))
-      const tagsOf = (row: ListedRow): Tag[] =>
-        row.tagIds
-          .flatMap((id) => {
-            const tag = tagById.get(id)
-            return tag ? [{ slug: tag.slug, name: tagName(tag.names, locale) }] : []
-          })
-          .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0))
       return {
-        items: localizedCards(listed.rows, listed.translations, locale, viewer, tagsOf),
+        items: localizedCards(listed.rows, listed.translations, locale, viewer, tagsOfListed(known, locale)),
         page: query.page,
         pageSize: query.pageSize,
         total,
@@ -358,6 +364,31 @@ export function createCatalogueService(
         translation: localized.translation,
         languages: languagesOf(row),
       }
+    },
+
+    /**
+     * The characters an operator features (ADR 059), in their order: only public ones (a hidden
+     * character is private, so it drops out), adult ones only for a viewer who confirmed their age;
+     * cards in the visitor's locale. Cached per catalogue version like the listings' heads (the
+     * featured list bumps the version with every change).
+     */
+    async listFeatured(viewer: Viewer, requestedLocale: string): Promise<RoleSummary[]> {
+      const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
+      const version = await repo.listingVersion()
+      const rows = await cachedFor('catalogue:featured', version, HEAD_TTL_MS, async () => {
+        const ids = await featured.featuredRoleIds()
+        const found = new Map((await repo.publicRolesByIds(ids)).map((row) => [row.id, row]))
+        return ids.flatMap((id): ListedRow[] => {
+          const row = found.get(id)
+          return row ? [{ ...row, createdAt: row.createdAt.toISOString() }] : []
+        })
+      })
+      const [known, translations] = await Promise.all([
+        allTags(version),
+        cachedFor(`catalogue:featured-texts:${locale}`, version, LISTING_TTL_MS, () => translationsOf(rows, locale)),
+      ])
+      const shown = rows.filter((row) => !row.isAdult || viewer.adultConfirmed)
+      return localizedCards(shown, translations, locale, viewer, tagsOfListed(known, locale))
     },
 
     /**

@@ -11,7 +11,11 @@ import { afterSourceWrite } from '#server/modules/role-texts/role-texts.repo.ts'
 import { roleSearchText } from '#server/modules/role-texts/search-text.ts'
 import { findTag, slugForTag } from './tag-slug.ts'
 
-type TagRow = { id: number; slug: string; names: Record<string, string> }
+type TagRow = { id: number; slug: string; names: Record<string, string>; state: TagState }
+type TagState = 'visible' | 'hidden' | 'pending'
+/** What a save needs to know besides the form: who writes, in which locale, and the state of tags it makes. */
+type Writer = { locale: string; newTagState?: 'visible' | 'pending' | undefined }
+const tagColumns = { id: tags.id, slug: tags.slug, names: tags.names, state: tags.state }
 
 /** Every column a character's owner writes through the form. */
 export type RoleWrite = {
@@ -82,10 +86,14 @@ const fullColumns = {
 }
 
 export function createCharactersRepo(db: Db) {
-  /** The tags of a save, creating the new ones (named in the writer's locale, made by the writer). */
-  async function resolveTags(tx: Tx, typed: string[], locale: string, writerId: string): Promise<TagRow[]> {
+  /**
+   * The tags of a save, creating the new ones (named in the writer's locale, made by the writer;
+   * pending approval when the operator's policy says so, ADR 059).
+   */
+  async function resolveTags(tx: Tx, typed: string[], writer: Writer, writerId: string): Promise<TagRow[]> {
     if (typed.length === 0) return []
-    const known: TagRow[] = await tx.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags)
+    const { locale } = writer
+    const known: TagRow[] = await tx.select(tagColumns).from(tags)
     const chosen = new Map<number, TagRow>()
     for (const name of typed) {
       let tag = findTag(known, name)
@@ -93,14 +101,16 @@ export function createCharactersRepo(db: Db) {
         const slug = slugForTag(name)
         const [inserted] = await tx
           .insert(tags)
-          .values({ slug, names: { [locale]: name }, userMade: true, createdBy: writerId })
+          .values({
+            slug,
+            names: { [locale]: name },
+            userMade: true,
+            createdBy: writerId,
+            state: writer.newTagState ?? 'visible',
+          })
           .onConflictDoNothing({ target: tags.slug })
-          .returning({ id: tags.id, slug: tags.slug, names: tags.names })
-        tag =
-          inserted ??
-          (
-            await tx.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags).where(eq(tags.slug, slug))
-          )[0]
+          .returning(tagColumns)
+        tag = inserted ?? (await tx.select(tagColumns).from(tags).where(eq(tags.slug, slug)))[0]
         if (!tag) continue
         known.push(tag)
       }
@@ -109,11 +119,14 @@ export function createCharactersRepo(db: Db) {
     return [...chosen.values()]
   }
 
-  /** Name, every tag name and introduction: what the catalogue's search reads (as its repo writes it). */
+  /**
+   * Name, every public tag's name and introduction: what the catalogue's search reads (as its repo
+   * writes it). A hidden or pending tag is not found by search (ADR 059).
+   */
   function searchText(write: RoleWrite, roleTagRows: TagRow[]): string {
     return roleSearchText(
       write,
-      roleTagRows.map((t) => t.names),
+      roleTagRows.filter((t) => t.state === 'visible').map((t) => t.names),
     )
   }
 
@@ -154,9 +167,9 @@ export function createCharactersRepo(db: Db) {
   }
 
   return {
-    async createRole(write: RoleWrite, owner: { publicId: string; creatorId: string; locale: string }) {
+    async createRole(write: RoleWrite, owner: Writer & { publicId: string; creatorId: string }) {
       return db.transaction(async (tx) => {
-        const roleTagRows = await resolveTags(tx, write.tags, owner.locale, owner.creatorId)
+        const roleTagRows = await resolveTags(tx, write.tags, owner, owner.creatorId)
         const [row] = await tx
           .insert(roles)
           .values({
@@ -179,10 +192,10 @@ export function createCharactersRepo(db: Db) {
      * Saves the form. `sourceHash` is the hash of the texts written (role-texts' `sourceHashOf`):
      * translations made from other texts are marked stale in this same transaction.
      */
-    async updateRole(id: number, write: RoleWrite, writer: { id: string; locale: string }, sourceHash: string) {
+    async updateRole(id: number, write: RoleWrite, writer: Writer & { id: string }, sourceHash: string) {
       await db.transaction(async (tx) => {
         const before = await tagIdsOf(tx, id)
-        const roleTagRows = await resolveTags(tx, write.tags, writer.locale, writer.id)
+        const roleTagRows = await resolveTags(tx, write.tags, writer, writer.id)
         await tx
           .update(roles)
           .set({ ...columnsOf(write), searchText: searchText(write, roleTagRows), updatedAt: new Date() })
@@ -286,7 +299,7 @@ export function createCharactersRepo(db: Db) {
     },
 
     async allTags(): Promise<TagRow[]> {
-      return db.select({ id: tags.id, slug: tags.slug, names: tags.names }).from(tags)
+      return db.select(tagColumns).from(tags)
     },
 
     async insertReport(report: { roleId: number; reporterId: string | null; reason: ReportReason; text: string }) {

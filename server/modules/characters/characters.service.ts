@@ -56,6 +56,8 @@ export type CharactersDeps = {
   held: CardFilesHold
   /** Which characters an operator hid (ADR 055; the moderation module keeps it). */
   hidden?: { hiddenAmong(roleIds: number[]): Promise<Set<number>> }
+  /** The state a tag a user makes starts in: pending approval under the operator's policy (ADR 059). */
+  tagPolicy?: { newUserTagState(): Promise<'visible' | 'pending'> }
 }
 
 type TagNames = { slug: string; names: Record<string, string> }
@@ -115,7 +117,18 @@ function assertOwner(role: RoleOwnership | null, userId: string): RoleOwnership 
   return role
 }
 
-export function createCharactersService({ repo, images, catalogue, texts, held, hidden: hiddenRoles }: CharactersDeps) {
+export function createCharactersService({
+  repo,
+  images,
+  catalogue,
+  texts,
+  held,
+  hidden: hiddenRoles,
+  tagPolicy,
+}: CharactersDeps) {
+  const newTagState = async (typed: string[]) =>
+    typed.length > 0 && tagPolicy ? await tagPolicy.newUserTagState() : 'visible'
+
   async function tagsById(roleIds: number[], locale: string): Promise<Map<number, Tag[]>> {
     const byRole = new Map<number, Tag[]>()
     for (const row of await repo.tagsOfRoles(roleIds)) {
@@ -303,7 +316,7 @@ export function createCharactersService({ repo, images, catalogue, texts, held, 
         const kept = { characterBook: null, cardExtras: {}, sourceLanguage: locale }
         await repo.createRole(
           { ...writeOf(form, stored.columns, kept), files },
-          { publicId, creatorId: userId, locale },
+          { publicId, creatorId: userId, locale, newTagState: await newTagState(form.fields.tags) },
         )
       } catch (error) {
         await images.removeUnused(stored.created)
@@ -338,7 +351,8 @@ export function createCharactersService({ repo, images, catalogue, texts, held, 
       }
       const sourceHash = texts.sourceHashOf(write)
       try {
-        await repo.updateRole(current.id, write, { id: userId, locale }, sourceHash)
+        const writer = { id: userId, locale, newTagState: await newTagState(form.fields.tags) }
+        await repo.updateRole(current.id, write, writer, sourceHash)
       } catch (error) {
         await images.removeUnused(stored.created)
         throw error

@@ -86,7 +86,8 @@ async function tagNamesOf(executor: Db | Tx, roleId: number): Promise<Record<str
     .select({ names: tags.names })
     .from(roleTags)
     .innerJoin(tags, eq(tags.id, roleTags.tagId))
-    .where(eq(roleTags.roleId, roleId))
+    // A tag the public does not see is not found by search either (ADR 059).
+    .where(and(eq(roleTags.roleId, roleId), eq(tags.state, 'visible')))
   return rows.map((row) => row.names)
 }
 
@@ -110,6 +111,14 @@ export async function afterSourceWrite(tx: Tx, roleId: number, sourceHash: strin
     .returning({ locale: roleTranslations.locale })
   await refreshSearchTexts(tx, roleId)
   return marked.length
+}
+
+/**
+ * Derives a role's translations' search texts again after its tags changed without its texts (a
+ * tag renamed, hidden, shown or merged by an operator, ADR 059), in the caller's transaction.
+ */
+export async function refreshTranslationSearchTexts(tx: Tx, roleId: number): Promise<void> {
+  await refreshSearchTexts(tx, roleId)
 }
 
 async function refreshSearchTexts(executor: Db | Tx, roleId: number, only?: string) {

@@ -136,6 +136,44 @@ const ROUTES: Record<string, { role: 'admin' | 'moderator'; secondFactor: boolea
   'GET /api/admin/money/webhooks': { role: 'admin', secondFactor: true, fresh: false },
   'GET /api/admin/money/btcpay': { role: 'admin', secondFactor: true, fresh: false },
   'POST /api/admin/money/btcpay/:id/refresh': { role: 'admin', secondFactor: true, fresh: false },
+  // Tag moderation and featured characters (ADR 059): moderators; the tag policy is an admin's.
+  'GET /api/admin/tags': { role: 'moderator', secondFactor: true, fresh: false },
+  'POST /api/admin/tags/:slug/rename': {
+    role: 'moderator',
+    secondFactor: true,
+    fresh: false,
+    body: { names: { en: 'x' }, note: 'x' },
+  },
+  'POST /api/admin/tags/:slug/merge': {
+    role: 'moderator',
+    secondFactor: true,
+    fresh: false,
+    body: { into: 'y', note: 'x' },
+  },
+  'POST /api/admin/tags/:slug/hide': { role: 'moderator', secondFactor: true, fresh: false, body: { note: 'x' } },
+  'POST /api/admin/tags/:slug/unhide': { role: 'moderator', secondFactor: true, fresh: false, body: { note: 'x' } },
+  'POST /api/admin/tags/:slug/approve': { role: 'moderator', secondFactor: true, fresh: false, body: { note: 'x' } },
+  'GET /api/admin/tags/policy': { role: 'moderator', secondFactor: true, fresh: false },
+  'POST /api/admin/tags/policy': {
+    role: 'admin',
+    secondFactor: true,
+    fresh: false,
+    body: { userTagsStartHidden: false, note: 'x' },
+  },
+  'GET /api/admin/featured': { role: 'moderator', secondFactor: true, fresh: false },
+  'POST /api/admin/featured': { role: 'moderator', secondFactor: true, fresh: false, body: { roleId: 'x', note: 'x' } },
+  'POST /api/admin/featured/remove': {
+    role: 'moderator',
+    secondFactor: true,
+    fresh: false,
+    body: { roleId: 'x', note: 'x' },
+  },
+  'POST /api/admin/featured/order': {
+    role: 'moderator',
+    secondFactor: true,
+    fresh: false,
+    body: { roleIds: ['x'], note: 'x' },
+  },
 }
 /** The gate's own refusals: a route past the gate may still refuse (a wrong code), never with these. */
 const GATE_ERRORS = ['UNAUTHORIZED', 'STAFF_ONLY', 'FORBIDDEN', 'SECOND_FACTOR_REQUIRED', 'CONFIRMATION_REQUIRED']
