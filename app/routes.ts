@@ -36,6 +36,7 @@ export default [
       route('staff', 'routes/console-staff.tsx'),
       route('money', 'routes/console-money.tsx'),
       route('money/orders/:id', 'routes/console-money-order.tsx'),
+      route('health', 'routes/console-health.tsx'),
     ]),
     route('*', 'routes/not-found.tsx'),
   ]),

@@ -13,6 +13,7 @@ export const useConsoleState = () => useOutletContext<ConsoleState>()
 export const CONSOLE_PAGES = [
   { key: 'overview', path: '/console', role: 'moderator' },
   { key: 'money', path: '/console/money', role: 'admin' },
+  { key: 'health', path: '/console/health', role: 'admin' },
   { key: 'audit', path: '/console/audit', role: 'admin' },
   { key: 'staff', path: '/console/staff', role: 'admin' },
 ] as const
