@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CHART_HEIGHT, CHART_WIDTH, linePath, niceMax, xOf } from './chart-geometry.ts'
+import { CHART_HEIGHT, CHART_WIDTH, linePath, lonePoints, niceMax, xOf } from './chart-geometry.ts'
 
 describe('the health charts’ geometry', () => {
   it('tops the scale with a round number at or above the largest value', () => {
@@ -31,5 +31,12 @@ describe('the health charts’ geometry', () => {
     expect(linePath([null, null, 4], 8, false)).toBe('M300 50l0 0')
     expect(linePath([2, null, 2, 2], 4, false)).toBe('M0 50l0 0M200 50L300 50')
     expect(linePath([null, null], 4, false)).toBe('')
+  })
+
+  it('marks the values without a neighbour as dots, and only those', () => {
+    expect(lonePoints([null, null, 4], 8, false)).toBe('M300 50l0 0')
+    expect(lonePoints([null, null, 4], 8, true)).toBe('M0 50l0 0')
+    expect(lonePoints([2, null, 2, 2], 4, false)).toBe('M0 50l0 0')
+    expect(lonePoints([0, 0, 0], 4, false)).toBe('')
   })
 })

@@ -50,3 +50,19 @@ export function linePath(values: readonly (number | null)[], top: number, rtl: b
   }
   return parts.join('')
 }
+
+/**
+ * The values with no neighbour on either side (a day between two days without one) as dots:
+ * zero-length segments that a round cap draws as a dot, drawn solid and thicker over the line so
+ * a lone figure (one day of first-token times) shows.
+ */
+export function lonePoints(values: readonly (number | null)[], top: number, rtl: boolean): string {
+  const present = (index: number) => values[index] !== null && values[index] !== undefined
+  return values
+    .map((value, index) =>
+      value === null || present(index - 1) || present(index + 1)
+        ? ''
+        : `M${round(xOf(index, values.length, rtl))} ${round(yOf(value, top))}l0 0`,
+    )
+    .join('')
+}

@@ -2,7 +2,7 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { formatDate, formatShortDay } from '#app/lib/format.ts'
 import { directionOf, type Locale } from '#contracts/locales.ts'
-import { CHART_HEIGHT, CHART_WIDTH, linePath, niceMax } from '../chart-geometry.ts'
+import { CHART_HEIGHT, CHART_WIDTH, linePath, lonePoints, niceMax } from '../chart-geometry.ts'
 
 export type ChartLine = { key: string; label: string; values: readonly (number | null)[] }
 
@@ -120,17 +120,16 @@ export function DayChart({
               />
             ))}
             {lines.map((line, index) => (
-              <path
-                key={line.key}
-                d={linePath(line.values, top, rtl)}
-                fill="none"
-                stroke={styleOf(index).color}
-                strokeWidth="2.5"
-                strokeDasharray={styleOf(index).dash}
-                strokeLinecap="round"
-                strokeLinejoin="round"
-                vectorEffect="non-scaling-stroke"
-              />
+              <g key={line.key} stroke={styleOf(index).color} fill="none" strokeLinecap="round">
+                <path
+                  d={linePath(line.values, top, rtl)}
+                  strokeWidth="2.5"
+                  strokeDasharray={styleOf(index).dash}
+                  strokeLinejoin="round"
+                  vectorEffect="non-scaling-stroke"
+                />
+                <path d={lonePoints(line.values, top, rtl)} strokeWidth="7" vectorEffect="non-scaling-stroke" />
+              </g>
             ))}
           </svg>
           {empty ? (
@@ -145,21 +144,22 @@ export function DayChart({
       </div>
       <details className="mt-3 text-sm">
         <summary className="cursor-pointer text-violet-300">{t('showTable')}</summary>
-        <div className="mt-2 max-h-72 overflow-auto rounded-lg border border-zinc-800">
-          <table className="w-full text-sm" data-testid={testId ? `${testId}-table` : undefined}>
+        {/* Fixed columns that wrap their headings: the table fits its card, nothing scrolls sideways. */}
+        <div className="mt-2 rounded-lg border border-zinc-800">
+          <table className="w-full table-fixed text-sm" data-testid={testId ? `${testId}-table` : undefined}>
             <caption className="sr-only">{title}</caption>
-            <thead className="sticky top-0 bg-zinc-900 text-zinc-300">
+            <thead className="bg-zinc-900 text-xs text-zinc-300">
               <tr>
-                <th scope="col" className="p-2 text-start font-medium">
+                <th scope="col" className="w-[30%] p-2 text-start align-bottom font-medium">
                   {t('day')}
                 </th>
                 {lines.map((line) => (
-                  <th key={line.key} scope="col" className="p-2 text-end font-medium">
+                  <th key={line.key} scope="col" className="p-2 text-end align-bottom font-medium break-words">
                     {line.label}
                   </th>
                 ))}
                 {extraColumns.map((column) => (
-                  <th key={column.label} scope="col" className="p-2 text-end font-medium">
+                  <th key={column.label} scope="col" className="p-2 text-end align-bottom font-medium break-words">
                     {column.label}
                   </th>
                 ))}
@@ -168,7 +168,7 @@ export function DayChart({
             <tbody>
               {days.map((day, index) => (
                 <tr key={day} className="border-t border-zinc-800" data-day={day}>
-                  <th scope="row" className="p-2 text-start font-normal whitespace-nowrap">
+                  <th scope="row" className="p-2 text-start font-normal">
                     {formatDate(locale, day, 'medium')}
                   </th>
                   {lines.map((line) => (

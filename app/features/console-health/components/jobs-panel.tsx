@@ -115,7 +115,7 @@ export function JobsPanel({ locale, jobs, onRetried }: { locale: Locale; jobs: H
             <tbody>
               {jobs.failed.map((job) => (
                 <tr key={job.id} className="border-t border-zinc-800 align-top">
-                  <td className="p-3 font-mono">
+                  <td className="p-3 font-mono whitespace-nowrap">
                     <bdi dir="ltr">{job.kind}</bdi>
                     <span className="block text-xs text-zinc-400">#{count(job.id)}</span>
                   </td>
