@@ -65,7 +65,7 @@ describe.skipIf(!chromiumPath)('the console health page in a browser', () => {
     for (const [email, role] of [
       [admin.email, 'admin'],
       [keeper.email, 'moderator'],
-    ])
+    ] as const)
       execFileSync(process.execPath, ['scripts/admin.ts', 'grant', email, '--role', role], { cwd: root, env })
     ;({ server, browser, model } = await startWithModelDouble('The lamp is lit and the tide is low.', {
       env: { DATA_DIR: dataDir, SMTP_URL: `${smtp.url}?pool=false` },

@@ -90,37 +90,6 @@ export function DailyCharts({ locale, daily }: { locale: Locale; daily: HealthDa
           summary={total(messages.slice(0, 1))}
           testId="chart-messages"
         />
-        <DayChart
-          locale={locale}
-          title={t('charts.errors')}
-          days={days}
-          lines={errors}
-          format={count}
-          summary={total(errors)}
-          testId="chart-errors"
-        />
-        <div>
-          <DayChart
-            locale={locale}
-            title={t('charts.ttft')}
-            days={days}
-            lines={ttft}
-            format={seconds}
-            cell={ttftCell}
-            summary={lastTimed < 0 ? undefined : t('latest', { value: ttftCell(p50Line, lastTimed) })}
-            extraColumns={[
-              {
-                label: t('charts.mean'),
-                value: (index) => {
-                  const mean = daily.days[index]?.ttft.meanMs ?? null
-                  return mean === null ? t('none') : seconds(mean)
-                },
-              },
-            ]}
-            testId="chart-ttft"
-          />
-          <p className="mt-2 text-xs text-zinc-400">{t('ttft.note')}</p>
-        </div>
         {daily.currencies.length === 0 ? (
           <DayChart
             locale={locale}
@@ -150,6 +119,38 @@ export function DailyCharts({ locale, daily }: { locale: Locale; daily: HealthDa
             )
           })
         )}
+        <DayChart
+          locale={locale}
+          title={t('charts.errors')}
+          days={days}
+          lines={errors}
+          format={count}
+          summary={total(errors)}
+          wide
+          testId="chart-errors"
+        />
+        <div className="lg:col-span-2">
+          <DayChart
+            locale={locale}
+            title={t('charts.ttft')}
+            days={days}
+            lines={ttft}
+            format={seconds}
+            cell={ttftCell}
+            summary={lastTimed < 0 ? undefined : t('latest', { value: ttftCell(p50Line, lastTimed) })}
+            extraColumns={[
+              {
+                label: t('charts.mean'),
+                value: (index) => {
+                  const mean = daily.days[index]?.ttft.meanMs ?? null
+                  return mean === null ? t('none') : seconds(mean)
+                },
+              },
+            ]}
+            testId="chart-ttft"
+          />
+          <p className="mt-2 text-xs text-zinc-400">{t('ttft.note')}</p>
+        </div>
       </div>
     </section>
   )

@@ -33,6 +33,7 @@ export function DayChart({
   summary,
   cell,
   extraColumns = [],
+  wide = false,
   testId,
 }: {
   locale: Locale
@@ -43,6 +44,8 @@ export function DayChart({
   summary?: string
   cell?: (line: ChartLine, dayIndex: number) => string
   extraColumns?: readonly { label: string; value: (dayIndex: number) => string }[]
+  /** Across both columns of the grid (many lines: their legend and table need the room). */
+  wide?: boolean
   testId?: string
 }) {
   const { t } = useTranslation('console-health')
@@ -63,7 +66,10 @@ export function DayChart({
     })
 
   return (
-    <figure className="rounded-2xl border border-zinc-800 bg-zinc-900 p-4" data-testid={testId}>
+    <figure
+      className={`rounded-2xl border border-zinc-800 bg-zinc-900 p-4 ${wide ? 'lg:col-span-2' : ''}`}
+      data-testid={testId}
+    >
       <figcaption className="mb-2 flex flex-wrap items-baseline justify-between gap-x-3">
         <h3 id={`${id}-title`} className="font-semibold">
           {title}
@@ -144,22 +150,22 @@ export function DayChart({
       </div>
       <details className="mt-3 text-sm">
         <summary className="cursor-pointer text-violet-300">{t('showTable')}</summary>
-        {/* Fixed columns that wrap their headings: the table fits its card, nothing scrolls sideways. */}
+        {/* Columns as wide as their longest word; a chart with many lines spans the grid, so nothing scrolls sideways. */}
         <div className="mt-2 rounded-lg border border-zinc-800">
-          <table className="w-full table-fixed text-sm" data-testid={testId ? `${testId}-table` : undefined}>
+          <table className="w-full text-sm" data-testid={testId ? `${testId}-table` : undefined}>
             <caption className="sr-only">{title}</caption>
             <thead className="bg-zinc-900 text-xs text-zinc-300">
               <tr>
-                <th scope="col" className="w-[30%] p-2 text-start align-bottom font-medium">
+                <th scope="col" className="p-2 text-start align-bottom font-medium">
                   {t('day')}
                 </th>
                 {lines.map((line) => (
-                  <th key={line.key} scope="col" className="p-2 text-end align-bottom font-medium break-words">
+                  <th key={line.key} scope="col" className="p-2 text-end align-bottom font-medium">
                     {line.label}
                   </th>
                 ))}
                 {extraColumns.map((column) => (
-                  <th key={column.label} scope="col" className="p-2 text-end align-bottom font-medium break-words">
+                  <th key={column.label} scope="col" className="p-2 text-end align-bottom font-medium">
                     {column.label}
                   </th>
                 ))}
