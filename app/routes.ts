@@ -38,6 +38,7 @@ export default [
       route('money/orders/:id', 'routes/console-money-order.tsx'),
       route('tags', 'routes/console-tags.tsx'),
       route('featured', 'routes/console-featured.tsx'),
+      route('health', 'routes/console-health.tsx'),
     ]),
     route('*', 'routes/not-found.tsx'),
   ]),

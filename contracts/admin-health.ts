@@ -71,7 +71,8 @@ export type HealthJobs = z.infer<typeof healthJobsSchema>
 
 export const retryJobBody = z.object({
   id: z.number().int().positive(),
-  note: z.string().max(2000).default(''),
+  /** Why (the audit log keeps it): required, as every console action's. */
+  note: z.string().trim().min(1).max(2000),
 })
 
 export const healthModelsSchema = z.object({

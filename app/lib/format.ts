@@ -43,6 +43,11 @@ export function formatDate(locale: Locale, date: Date | string, style: 'long' | 
   return dateFormat(locale, { dateStyle: style, timeZone: 'UTC' }).format(new Date(date))
 }
 
+/** A UTC day (`YYYY-MM-DD`) as a short date without the year, in the locale's words ("Nov 26"). */
+export function formatShortDay(locale: Locale, day: string): string {
+  return dateFormat(locale, { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`))
+}
+
 /** A wait from now, in the locale's words ("in 30 seconds", "in 2 minutes"): seconds up to 90, then whole minutes. */
 export function formatWait(locale: Locale, seconds: number): string {
   const format = cached(`r|${locale}`, () => new Intl.RelativeTimeFormat(LOCALE_TAGS[locale], { numeric: 'always' }))

@@ -7,6 +7,7 @@ import type charactersEdit from '../../locales/en/characters-edit.json'
 import type chat from '../../locales/en/chat.json'
 import type common from '../../locales/en/common.json'
 import type consoleStrings from '../../locales/en/console.json'
+import type consoleHealth from '../../locales/en/console-health.json'
 import type consoleMoney from '../../locales/en/console-money.json'
 import type consoleTags from '../../locales/en/console-tags.json'
 import type home from '../../locales/en/home.json'
@@ -33,6 +34,7 @@ declare module 'i18next' {
       console: typeof consoleStrings
       'console-money': typeof consoleMoney
       'console-tags': typeof consoleTags
+      'console-health': typeof consoleHealth
     }
   }
 }

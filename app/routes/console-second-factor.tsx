@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { useNavigate, useSearchParams } from 'react-router'
 import { adminApi } from '#app/features/console/admin-api.ts'
 import { CodeField } from '#app/features/console/components/code-field.tsx'
+import { QrCode } from '#app/features/console/components/qr-code.tsx'
 import { cleanCode, groupedSecret, useConsoleState } from '#app/features/console/console-state.ts'
 import { storeConsoleToken } from '#app/features/console/console-token.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
@@ -13,9 +14,9 @@ export const handle = { i18n: ['console'] }
 type Setup = { secret: string; uri: string }
 
 /**
- * `/console/second-factor`: enrollment (the otpauth address as a link, the secret in groups of
- * four, the first code, then the ten recovery codes once) or, once enrolled, a code or a recovery
- * code that opens the console in this tab. `?back=` is where to return.
+ * `/console/second-factor`: enrollment (the otpauth address as a QR code and a link, the secret in
+ * groups of four, the first code, then the ten recovery codes once) or, once enrolled, a code or a
+ * recovery code that opens the console in this tab. `?back=` is where to return.
  */
 export default function ConsoleSecondFactor() {
   const { me } = useConsoleState()
@@ -107,16 +108,24 @@ function Enroll() {
       <p className="mb-4 text-zinc-300">{t('sf.enrollIntro')}</p>
       {setup ? (
         <form onSubmit={enable} noValidate className="space-y-4 rounded-2xl border border-zinc-800 bg-zinc-900 p-5">
-          <p>
-            <a href={setup.uri} className="text-violet-300 underline" data-testid="otpauth-link">
-              {t('sf.openInApp')}
-            </a>
-          </p>
-          <div>
-            <p className="text-sm text-zinc-400">{t('sf.manual')}</p>
-            <p className="mt-1 font-mono text-lg tracking-wider break-all" dir="ltr" data-testid="totp-secret">
-              {groupedSecret(setup.secret)}
-            </p>
+          <div className="flex flex-col gap-5 sm:flex-row sm:items-start">
+            <figure className="shrink-0">
+              <QrCode value={setup.uri} label={t('sf.qrLabel')} className="size-48 rounded-lg" />
+              <figcaption className="mt-2 max-w-48 text-sm text-zinc-400">{t('sf.scan')}</figcaption>
+            </figure>
+            <div className="min-w-0 space-y-4">
+              <p>
+                <a href={setup.uri} className="text-violet-300 underline" data-testid="otpauth-link">
+                  {t('sf.openInApp')}
+                </a>
+              </p>
+              <div>
+                <p className="text-sm text-zinc-400">{t('sf.manual')}</p>
+                <p className="mt-1 font-mono text-lg tracking-wider break-all" dir="ltr" data-testid="totp-secret">
+                  {groupedSecret(setup.secret)}
+                </p>
+              </div>
+            </div>
           </div>
           <CodeField
             label={t('sf.confirmCode')}

@@ -262,7 +262,7 @@ describe('the job queue', () => {
     expect((await t.app.services.auditLog.page({ targetId: String(id) }, 1, 10)).total).toBe(1)
   })
 
-  it('refuses a retry whose key an unfinished job holds, changing nothing; refuses a bad body', async () => {
+  it('refuses a retry whose key an unfinished job holds, changing nothing; refuses a bad body or no note', async () => {
     await run(sql`DELETE FROM jobs`)
     const id = await seed('chat-purge', 'failed', 'chat-purge:x')
     await seed('chat-purge', 'scheduled', 'chat-purge:x')
@@ -272,6 +272,13 @@ describe('the job queue', () => {
     expect((await t.app.services.auditLog.page({ targetId: String(id) }, 1, 10)).total).toBe(0)
     const bad = await call(admin, { method: 'POST', url: '/api/admin/health/jobs/retry', payload: { id: 'x' } })
     expect(bad.statusCode).toBe(400)
+    // A retry says why: without a note (or with blanks only) nothing is queued or audited.
+    for (const payload of [{ id }, { id, note: '   ' }]) {
+      const noNote = await call(admin, { method: 'POST', url: '/api/admin/health/jobs/retry', payload })
+      expect([noNote.statusCode, noNote.json().error]).toEqual([400, 'VALIDATION_ERROR'])
+    }
+    expect((await jobs()).failed.map((j) => j.id)).toEqual([id])
+    expect((await t.app.services.auditLog.page({ targetId: String(id) }, 1, 10)).total).toBe(0)
   })
 })
 

@@ -119,7 +119,12 @@ const ROUTES: Record<string, { role: 'admin' | 'moderator'; secondFactor: boolea
   // The health dashboard (ADR 057): admins only.
   'GET /api/admin/health/daily': { role: 'admin', secondFactor: true, fresh: false },
   'GET /api/admin/health/jobs': { role: 'admin', secondFactor: true, fresh: false },
-  'POST /api/admin/health/jobs/retry': { role: 'admin', secondFactor: true, fresh: false, body: { id: 1 } },
+  'POST /api/admin/health/jobs/retry': {
+    role: 'admin',
+    secondFactor: true,
+    fresh: false,
+    body: { id: 1, note: 'route table' },
+  },
   'GET /api/admin/health/models': { role: 'admin', secondFactor: true, fresh: false },
   // Money (ADR 056): admin only; a refund and a cancel need a fresh confirmation.
   'GET /api/admin/money/orders': { role: 'admin', secondFactor: true, fresh: false },
