@@ -36,6 +36,8 @@ export default [
       route('staff', 'routes/console-staff.tsx'),
       route('money', 'routes/console-money.tsx'),
       route('money/orders/:id', 'routes/console-money-order.tsx'),
+      route('people', 'routes/console-people.tsx'),
+      route('people/:userId', 'routes/console-people-person.tsx'),
     ]),
     route('*', 'routes/not-found.tsx'),
   ]),
