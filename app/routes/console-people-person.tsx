@@ -98,7 +98,6 @@ export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {
           </button>
         </div>
       ) : null}
-      {status}
       {!person ? (
         problem ? null : (
           <p role="status" className="py-6 text-zinc-400">
@@ -108,6 +107,8 @@ export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {
       ) : (
         <div className="space-y-8">
           <PersonAccount locale={locale} person={person} />
+          {/* What the last action did, right above the forms it came from. */}
+          {status}
           <PersonActions
             key={person.suspended ? 'suspended' : 'active'}
             locale={locale}

@@ -68,7 +68,7 @@ export default function ConsolePeople({ params }: Route.ComponentProps) {
               aria-describedby={`${id}-hint`}
               className={inputClass}
             />
-            <button type="submit" className="button-primary shrink-0">
+            <button type="submit" className="button-primary h-10 shrink-0 py-0">
               {t('search.submit')}
             </button>
           </div>

@@ -54,27 +54,29 @@ export function PeopleResults({
           </tr>
         ))}
       </Table>
-      <nav aria-label={t('paging.label')} className="mt-4 flex flex-wrap items-center gap-3">
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={data.page <= 1}
-          onClick={() => onPage(data.page - 1)}
-        >
-          {t('paging.previous')}
-        </button>
-        <span className="text-sm text-zinc-400" aria-current="page">
-          {t('paging.page', { page: formatNumber(locale, data.page) })}
-        </span>
-        <button
-          type="button"
-          className="button-secondary"
-          disabled={!data.hasMore}
-          onClick={() => onPage(data.page + 1)}
-        >
-          {t('paging.next')}
-        </button>
-      </nav>
+      {data.page === 1 && !data.hasMore ? null : (
+        <nav aria-label={t('paging.label')} className="mt-4 flex flex-wrap items-center gap-3">
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={data.page <= 1}
+            onClick={() => onPage(data.page - 1)}
+          >
+            {t('paging.previous')}
+          </button>
+          <span className="text-sm text-zinc-400" aria-current="page">
+            {t('paging.page', { page: formatNumber(locale, data.page) })}
+          </span>
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={!data.hasMore}
+            onClick={() => onPage(data.page + 1)}
+          >
+            {t('paging.next')}
+          </button>
+        </nav>
+      )}
     </>
   )
 }

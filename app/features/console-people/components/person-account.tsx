@@ -29,7 +29,11 @@ export function PersonAccount({ locale, person }: { locale: Locale; person: Pers
         <dd className="break-all">
           <bdi dir="ltr">{account.email}</bdi>{' '}
           <span className="text-sm text-zinc-400">
-            ({account.emailVerifiedAt ? formatDate(locale, account.emailVerifiedAt, 'medium') : t('person.unverified')})
+            (
+            {account.emailVerifiedAt
+              ? t('person.verifiedOn', { date: formatDate(locale, account.emailVerifiedAt, 'medium') })
+              : t('person.unverified')}
+            )
           </span>
         </dd>
         <dt className={dtClass}>{t('person.signIn')}</dt>

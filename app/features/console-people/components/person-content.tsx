@@ -18,7 +18,7 @@ export function PersonCharacters({ locale, person }: Props) {
         <Table
           caption={t('person.characters')}
           testId="person-characters"
-          columns={[t('columns.character'), t('columns.visibility'), t('columns.chats'), t('columns.joined')]}
+          columns={[t('columns.character'), t('columns.visibility'), t('columns.chats'), t('columns.created')]}
         >
           {person.characters.map((character) => (
             <tr key={character.publicId} className="border-t border-zinc-800">

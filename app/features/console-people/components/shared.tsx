@@ -62,6 +62,8 @@ export function StateMark({ suspended }: { suspended: boolean }) {
       {t('state.suspended')}
     </span>
   ) : (
-    <span className="text-zinc-300">{t('state.active')}</span>
+    <span className="inline-block rounded-full border border-zinc-600 px-2 py-0.5 text-xs font-semibold text-zinc-300">
+      {t('state.active')}
+    </span>
   )
 }
