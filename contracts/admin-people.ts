@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { REPORT_OUTCOMES, REPORT_REASONS, VISIBILITIES } from './characters.ts'
 
 /**
- * The people side of the operator console (ADR 055, "Routes and pages"): admin only (moderators
+ * The people side of the operator console (ADR 060): admin only (moderators
  * handle content, never accounts). Every action takes a required note, kept in the audit log.
  */
 

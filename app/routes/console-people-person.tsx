@@ -23,7 +23,7 @@ export const handle = { i18n: ['console-people'] }
 export const headers = () => ({ 'Cache-Control': 'private, no-store' })
 
 /**
- * `/console/people/:userId` (admin, ADR 055): the account, plan, diamonds and ledger, characters,
+ * `/console/people/:userId` (admin, ADR 060): the account, plan, diamonds and ledger, characters,
  * reports, warnings, suspension (never a chat), and the actions, each with a required note.
  */
 export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {

@@ -15,7 +15,7 @@ export const handle = { i18n: ['console-people'] }
 export const headers = () => ({ 'Cache-Control': 'private, no-store' })
 
 /**
- * `/console/people` (admin, ADR 055): find a person by e-mail, username or id (`?q=`, `?page=` in
+ * `/console/people` (admin, ADR 060): find a person by e-mail, username or id (`?q=`, `?page=` in
  * the address, so Back returns to the same results); each result links to their page.
  */
 export default function ConsolePeople({ params }: Route.ComponentProps) {

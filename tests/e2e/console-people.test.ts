@@ -20,9 +20,9 @@ import {
   stopServerAndBrowser,
 } from './browser.ts'
 
-// The people console end to end (issue 23 item 3, ADR 055): an admin with TOTP finds a user by
-// e-mail, grants diamonds with a note, suspends them through the fresh-code dialog (the user's open
-// page is logged out and their login refused), restores them; English and Arabic.
+// The people console end to end (issue 23 item 3, ADRs 055 and 060): an admin with TOTP finds a
+// user by e-mail, grants diamonds with a note, suspends them through the fresh-code dialog (the
+// user's open page is logged out and their login refused), restores them; English and Arabic.
 
 const root = path.resolve(import.meta.dirname, '..', '..')
 const admin = { username: 'keeper_of_people', email: 'keeper@example.test', password: 'a register by the lamp' }

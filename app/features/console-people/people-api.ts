@@ -2,7 +2,7 @@ import { adminApi } from '#app/features/console/admin-api.ts'
 import type { PeoplePage, PersonDetail } from '#contracts/admin-people.ts'
 
 /**
- * The people console's calls (`/api/admin/people/...`, ADR 055), through the console's `adminApi`:
+ * The people console's calls (`/api/admin/people/...`, ADR 060), through the console's `adminApi`:
  * suspend, delete and diamonds answer CONFIRMATION_REQUIRED when the last code is old, and the
  * console layout's dialog asks for a new one before the call repeats.
  */

@@ -9,7 +9,7 @@ import { buyerOf, creatorOf, fillAccount, ledgerEntries, userExists } from '#tes
 import { createRole } from '#tests/factories/catalogue.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
-// The people console's routes (ADR 055, "Routes and pages") through the API, on PGlite (or
+// The people console's routes (ADR 060) through the API, on PGlite (or
 // PostgreSQL with TEST_DATABASE_URL and TEST_REDIS_URL).
 
 const PASSWORD = 'a quiet harbour at dusk'

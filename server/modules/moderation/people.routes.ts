@@ -26,7 +26,7 @@ function notOneself(actorId: string, userId: string) {
 }
 
 /**
- * The people side of the operator console (ADR 055, "Routes and pages"): **admin only**
+ * The people side of the operator console (ADR 060): **admin only**
  * (moderators handle content, never accounts), second factor verified, `private, no-store`;
  * suspend, delete and diamonds also need a fresh confirmation (as a refund does). Every action
  * takes a required note and writes one audit record (the service does, in its transaction).

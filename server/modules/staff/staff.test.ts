@@ -136,7 +136,7 @@ const ROUTES: Record<string, { role: 'admin' | 'moderator'; secondFactor: boolea
   'GET /api/admin/money/webhooks': { role: 'admin', secondFactor: true, fresh: false },
   'GET /api/admin/money/btcpay': { role: 'admin', secondFactor: true, fresh: false },
   'POST /api/admin/money/btcpay/:id/refresh': { role: 'admin', secondFactor: true, fresh: false },
-  // People (ADR 055): admin only (moderators handle content); suspend, delete and diamonds need a fresh confirmation.
+  // People (ADR 060): admin only (moderators handle content); suspend, delete and diamonds need a fresh confirmation.
   'GET /api/admin/people': { role: 'admin', secondFactor: true, fresh: false },
   'GET /api/admin/people/:userId': { role: 'admin', secondFactor: true, fresh: false },
   'POST /api/admin/people/:userId/suspend': { role: 'admin', secondFactor: true, fresh: true, body: { note: 'x' } },
