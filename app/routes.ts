@@ -39,6 +39,8 @@ export default [
       route('tags', 'routes/console-tags.tsx'),
       route('featured', 'routes/console-featured.tsx'),
       route('health', 'routes/console-health.tsx'),
+      route('people', 'routes/console-people.tsx'),
+      route('people/:userId', 'routes/console-people-person.tsx'),
     ]),
     route('*', 'routes/not-found.tsx'),
   ]),

@@ -9,6 +9,7 @@ import type common from '../../locales/en/common.json'
 import type consoleStrings from '../../locales/en/console.json'
 import type consoleHealth from '../../locales/en/console-health.json'
 import type consoleMoney from '../../locales/en/console-money.json'
+import type consolePeople from '../../locales/en/console-people.json'
 import type consoleTags from '../../locales/en/console-tags.json'
 import type home from '../../locales/en/home.json'
 import type legal from '../../locales/en/legal.json'
@@ -35,6 +36,7 @@ declare module 'i18next' {
       'console-money': typeof consoleMoney
       'console-tags': typeof consoleTags
       'console-health': typeof consoleHealth
+      'console-people': typeof consolePeople
     }
   }
 }

@@ -25,17 +25,23 @@ export function createPeopleRepo(db: Db) {
     createdAt: users.createdAt,
   }
   return {
-    /** By id (exact), e-mail (exact or prefix, any case) or username (prefix, any case). */
-    async search(query: string, limit: number) {
+    /**
+     * By id (exact), e-mail (exact or prefix, any case) or username (prefix, any case); an exact
+     * e-mail first, then by e-mail and id (a stable order for pages).
+     */
+    async search(query: string, limit: number, offset = 0) {
       const text = query.trim()
-      if (UUID.test(text)) return db.select(account).from(users).where(eq(users.id, text)).limit(limit)
+      if (UUID.test(text)) {
+        return db.select(account).from(users).where(eq(users.id, text)).limit(limit).offset(offset)
+      }
       const prefix = likePrefix(text.toLowerCase())
       return db
         .select(account)
         .from(users)
         .where(or(sql`lower(${users.email}) like ${prefix}`, ilike(users.username, prefix)))
-        .orderBy(sql`lower(${users.email}) = ${text.toLowerCase()} desc`, users.email)
+        .orderBy(sql`lower(${users.email}) = ${text.toLowerCase()} desc`, users.email, users.id)
         .limit(limit)
+        .offset(offset)
     },
 
     async account(userId: string) {

@@ -84,6 +84,22 @@ export function createPeople(
     return id
   }
 
+  /** One page of the search (id, e-mail exact or prefix, username prefix); `hasMore` read as one extra row. */
+  async function searchPeoplePage(query: string, page: number, pageSize: number) {
+    const text = query.trim()
+    if (text.length === 0) return { items: [], page, pageSize, hasMore: false }
+    const rows = await people.search(text.slice(0, 320), pageSize + 1, (page - 1) * pageSize)
+    const shown = rows.slice(0, pageSize)
+    const suspended = await suspensions.suspendedAmong(shown.map((row) => row.id))
+    const items = shown.map((row) => ({
+      suspended: suspended.has(row.id),
+      ...row,
+      emailVerifiedAt: row.emailVerifiedAt?.toISOString() ?? null,
+      createdAt: row.createdAt.toISOString(),
+    }))
+    return { items, page, pageSize, hasMore: rows.length > pageSize }
+  }
+
   return {
     suspendIn,
     endLogins,
@@ -91,19 +107,9 @@ export function createPeople(
     /** The warning mail was queued in a transaction: sends it now rather than at the next poll. */
     kickMail: () => auth.kickJobs(),
 
-    /** Users by id, e-mail (exact or prefix) or username (prefix). */
-    async searchPeople(query: string) {
-      const text = query.trim()
-      if (text.length === 0) return []
-      const rows = await people.search(text.slice(0, 320), SEARCH_LIMIT)
-      const suspended = await suspensions.suspendedAmong(rows.map((row) => row.id))
-      return rows.map((row) => ({
-        suspended: suspended.has(row.id),
-        ...row,
-        emailVerifiedAt: row.emailVerifiedAt?.toISOString() ?? null,
-        createdAt: row.createdAt.toISOString(),
-      }))
-    },
+    /** Users by id, e-mail (exact or prefix) or username (prefix): the first page. */
+    searchPeople: async (query: string) => (await searchPeoplePage(query, 1, SEARCH_LIMIT)).items,
+    searchPeoplePage,
 
     /** A person's account, plan, balance and recent ledger, characters, reports made and received. No chat. */
     async personDetail(userId: string) {

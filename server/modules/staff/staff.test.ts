@@ -178,6 +178,24 @@ const ROUTES: Record<string, { role: 'admin' | 'moderator'; secondFactor: boolea
     secondFactor: true,
     fresh: false,
     body: { roleIds: ['x'], note: 'x' },
+  // People (ADR 060): admin only (moderators handle content); suspend, delete and diamonds need a fresh confirmation.
+  'GET /api/admin/people': { role: 'admin', secondFactor: true, fresh: false },
+  'GET /api/admin/people/:userId': { role: 'admin', secondFactor: true, fresh: false },
+  'POST /api/admin/people/:userId/suspend': { role: 'admin', secondFactor: true, fresh: true, body: { note: 'x' } },
+  'POST /api/admin/people/:userId/restore': { role: 'admin', secondFactor: true, fresh: false, body: { note: 'x' } },
+  'POST /api/admin/people/:userId/warn': { role: 'admin', secondFactor: true, fresh: false, body: { note: 'x' } },
+  'POST /api/admin/people/:userId/delete': { role: 'admin', secondFactor: true, fresh: true, body: { note: 'x' } },
+  'POST /api/admin/people/:userId/resend-verification': {
+    role: 'admin',
+    secondFactor: true,
+    fresh: false,
+    body: { note: 'x' },
+  },
+  'POST /api/admin/people/:userId/diamonds': {
+    role: 'admin',
+    secondFactor: true,
+    fresh: true,
+    body: { amount: 1, note: 'x' },
   },
 }
 /** The gate's own refusals: a route past the gate may still refuse (a wrong code), never with these. */

@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { formatDateTime, formatPrice } from '#app/lib/format.ts'
 import { MONEY_PROVIDERS } from '#contracts/admin-money.ts'
@@ -21,12 +22,16 @@ import {
 type Filter = { provider: string; status: string; sandbox: string; userId: string }
 const NO_FILTER: Filter = { provider: '', status: '', sandbox: '', userId: '' }
 
-/** The orders, newest first, filtered and paged; each links to its page (refunds). */
+/**
+ * The orders, newest first, filtered and paged; each links to its page (refunds). `?userId=` in the
+ * address starts with one person's orders (the people console links here).
+ */
 export function OrdersTab({ locale }: { locale: Locale }) {
   const { t } = useTranslation('console-money')
   const id = useId()
-  const [draft, setDraft] = useState<Filter>(NO_FILTER)
-  const [filter, setFilter] = useState<Filter>(NO_FILTER)
+  const [search] = useSearchParams()
+  const [draft, setDraft] = useState<Filter>(() => ({ ...NO_FILTER, userId: search.get('userId') ?? '' }))
+  const [filter, setFilter] = useState<Filter>(draft)
   const [page, setPage] = useState(1)
   const { data, problem } = useMoneyList(
     (signal) => listOrders({ ...filter, userId: filter.userId.trim(), page, pageSize: PAGE_SIZE }, signal),

@@ -1,0 +1,82 @@
+import { useTranslation } from 'react-i18next'
+import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { formatDate, formatNumber } from '#app/lib/format.ts'
+import type { PeoplePage } from '#contracts/admin-people.ts'
+import type { Locale } from '#contracts/locales.ts'
+import { linkClass, StateMark, Table, tdClass } from './shared.tsx'
+
+/** The search's page of people (each a link to their page) and the paging under it. */
+export function PeopleResults({
+  locale,
+  data,
+  onPage,
+}: {
+  locale: Locale
+  data: PeoplePage
+  onPage: (page: number) => void
+}) {
+  const { t } = useTranslation('console-people')
+  if (data.items.length === 0 && data.page === 1) {
+    return (
+      <p className="py-6 text-zinc-400" data-testid="people-empty">
+        {t('search.empty')}
+      </p>
+    )
+  }
+  return (
+    <>
+      <Table
+        caption={t('search.results')}
+        testId="people-results"
+        columns={[
+          t('columns.username'),
+          t('columns.email'),
+          t('columns.joined'),
+          t('columns.verified'),
+          t('columns.status'),
+        ]}
+      >
+        {data.items.map((person) => (
+          <tr key={person.id} className="border-t border-zinc-800">
+            <td className={tdClass}>
+              <LocalizedLink to={`/console/people/${person.id}`} className={linkClass} dir="auto">
+                {person.username}
+              </LocalizedLink>
+            </td>
+            <td className={`${tdClass} break-all`}>
+              <bdi dir="ltr">{person.email}</bdi>
+            </td>
+            <td className={`${tdClass} whitespace-nowrap`}>{formatDate(locale, person.createdAt, 'medium')}</td>
+            <td className={tdClass}>{person.emailVerifiedAt ? t('yes') : t('no')}</td>
+            <td className={tdClass}>
+              <StateMark suspended={person.suspended} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {data.page === 1 && !data.hasMore ? null : (
+        <nav aria-label={t('paging.label')} className="mt-4 flex flex-wrap items-center gap-3">
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={data.page <= 1}
+            onClick={() => onPage(data.page - 1)}
+          >
+            {t('paging.previous')}
+          </button>
+          <span className="text-sm text-zinc-400" aria-current="page">
+            {t('paging.page', { page: formatNumber(locale, data.page) })}
+          </span>
+          <button
+            type="button"
+            className="button-secondary"
+            disabled={!data.hasMore}
+            onClick={() => onPage(data.page + 1)}
+          >
+            {t('paging.next')}
+          </button>
+        </nav>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,131 @@
+import { useCallback, useEffect, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { PersonAccount } from '#app/features/console-people/components/person-account.tsx'
+import { PersonActions } from '#app/features/console-people/components/person-actions.tsx'
+import {
+  PersonCharacters,
+  PersonReports,
+  PersonWarnings,
+} from '#app/features/console-people/components/person-content.tsx'
+import { PersonDiamonds } from '#app/features/console-people/components/person-diamonds.tsx'
+import { StateMark } from '#app/features/console-people/components/shared.tsx'
+import { getPerson } from '#app/features/console-people/people-api.ts'
+import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { routeLocale } from '#app/lib/route-locale.ts'
+import { useUserInfo } from '#app/lib/user-info.ts'
+import type { PersonDetail } from '#contracts/admin-people.ts'
+import type { Route } from './+types/console-people-person.ts'
+
+export const handle = { i18n: ['console-people'] }
+
+/** Console pages are one person's: never stored by a shared cache. */
+export const headers = () => ({ 'Cache-Control': 'private, no-store' })
+
+/**
+ * `/console/people/:userId` (admin, ADR 060): the account, plan, diamonds and ledger, characters,
+ * reports, warnings, suspension (never a chat), and the actions, each with a required note.
+ */
+export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {
+  const { t } = useTranslation('console-people')
+  const { t: tc } = useTranslation()
+  const locale = routeLocale(params)
+  const userId = params.userId
+  // The server refuses to suspend, delete or pay one's own account; the page does not offer it
+  // (known once the user info has loaded; the e-mail is unique).
+  const me = useUserInfo()
+  const [person, setPerson] = useState<PersonDetail | null>(null)
+  const [problem, setProblem] = useState<string | null>(null)
+  const [done, setDone] = useState<string | null>(null)
+  const [deleted, setDeleted] = useState(false)
+
+  const load = useCallback(
+    async (signal?: AbortSignal) => {
+      setProblem(null)
+      try {
+        setPerson(await getPerson(userId, signal))
+      } catch (error) {
+        if (!signal?.aborted) setProblem(apiErrorMessage(tc, error))
+      }
+    },
+    [userId, tc],
+  )
+  useEffect(() => {
+    const controller = new AbortController()
+    void load(controller.signal)
+    return () => controller.abort()
+  }, [load])
+
+  const back = (
+    <LocalizedLink to="/console/people" className="text-sm text-violet-300 underline hover:text-violet-200">
+      {t('person.back')}
+    </LocalizedLink>
+  )
+  const status = done ? (
+    <p role="status" className="mb-4 text-emerald-300" data-testid="person-done">
+      {done}
+    </p>
+  ) : null
+  if (deleted) {
+    return (
+      <section>
+        {back}
+        <h1 className="mt-2 mb-4 text-2xl font-bold">{t('meta.title')}</h1>
+        {status}
+      </section>
+    )
+  }
+  return (
+    <section>
+      {back}
+      <h1 className="mt-2 mb-4 flex flex-wrap items-center gap-3 text-2xl font-bold">
+        {person ? (
+          <>
+            <span dir="auto">{person.account.username}</span>
+            <StateMark suspended={person.suspended !== null} />
+          </>
+        ) : (
+          t('meta.title')
+        )}
+      </h1>
+      {problem ? (
+        <div className="mb-4">
+          <p role="alert" className="text-rose-300">
+            {problem}
+          </p>
+          <button type="button" className="button-secondary mt-3" onClick={() => void load()}>
+            {t('retry')}
+          </button>
+        </div>
+      ) : null}
+      {!person ? (
+        problem ? null : (
+          <p role="status" className="py-6 text-zinc-400">
+            {t('loading')}
+          </p>
+        )
+      ) : (
+        <div className="space-y-8">
+          <PersonAccount locale={locale} person={person} />
+          {/* What the last action did, right above the forms it came from. */}
+          {status}
+          <PersonActions
+            key={person.suspended ? 'suspended' : 'active'}
+            locale={locale}
+            person={person}
+            own={me !== null && me.email.toLowerCase() === person.account.email.toLowerCase()}
+            onDone={(message, outcome) => {
+              setDone(message)
+              if (outcome === 'deleted') setDeleted(true)
+              else void load()
+            }}
+          />
+          <PersonDiamonds locale={locale} person={person} />
+          <PersonCharacters locale={locale} person={person} />
+          <PersonReports locale={locale} person={person} />
+          <PersonWarnings locale={locale} person={person} />
+        </div>
+      )}
+    </section>
+  )
+}
