@@ -178,6 +178,7 @@ const ROUTES: Record<string, { role: 'admin' | 'moderator'; secondFactor: boolea
     secondFactor: true,
     fresh: false,
     body: { roleIds: ['x'], note: 'x' },
+  },
   // People (ADR 060): admin only (moderators handle content); suspend, delete and diamonds need a fresh confirmation.
   'GET /api/admin/people': { role: 'admin', secondFactor: true, fresh: false },
   'GET /api/admin/people/:userId': { role: 'admin', secondFactor: true, fresh: false },
