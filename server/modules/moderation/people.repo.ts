@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, ilike, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
 import { subscriptions } from '#db/schema/payments.ts'
@@ -36,6 +36,16 @@ export function createPeopleRepo(db: Db) {
         .where(or(sql`lower(${users.email}) like ${prefix}`, ilike(users.username, prefix)))
         .orderBy(sql`lower(${users.email}) = ${text.toLowerCase()} desc`, users.email)
         .limit(limit)
+    },
+
+    /** The usernames of these accounts (the creators in the reports queue); gone ones are absent. */
+    async usernames(userIds: string[]) {
+      if (userIds.length === 0) return new Map<string, string>()
+      const rows = await db
+        .select({ id: users.id, username: users.username })
+        .from(users)
+        .where(inArray(users.id, userIds))
+      return new Map(rows.map((row) => [row.id, row.username]))
     },
 
     async account(userId: string) {
