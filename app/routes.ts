@@ -36,6 +36,8 @@ export default [
       route('staff', 'routes/console-staff.tsx'),
       route('money', 'routes/console-money.tsx'),
       route('money/orders/:id', 'routes/console-money-order.tsx'),
+      route('reports', 'routes/console-reports.tsx'),
+      route('reports/:characterId', 'routes/console-reports-character.tsx'),
     ]),
     route('*', 'routes/not-found.tsx'),
   ]),

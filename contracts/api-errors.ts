@@ -60,7 +60,7 @@ export type ErrorDetailsByCode = {
   /** The human check's own reason (a Turnstile or ALTCHA error code). */
   VERIFICATION_FAILED: { reason: string }
   FORBIDDEN: { reason: 'ADULT_CONTENT' } | undefined
-  CONFLICT: { reason: 'subscription-renews' | 'provider-refused' | 'not-renewable' } | undefined
+  CONFLICT: { reason: 'subscription-renews' | 'provider-refused' | 'not-renewable' | 'no-creator' } | undefined
   INSUFFICIENT_DIAMONDS: { needed: number; balance?: number; userMessageId?: number | null }
   MESSAGE_TOO_LONG: { maxLength: number; length: number }
   MODEL_UNAVAILABLE: { chatModelId: string }

@@ -7,6 +7,7 @@ import type charactersEdit from '../../locales/en/characters-edit.json'
 import type chat from '../../locales/en/chat.json'
 import type common from '../../locales/en/common.json'
 import type consoleStrings from '../../locales/en/console.json'
+import type consoleModeration from '../../locales/en/console-moderation.json'
 import type consoleMoney from '../../locales/en/console-money.json'
 import type home from '../../locales/en/home.json'
 import type legal from '../../locales/en/legal.json'
@@ -31,6 +32,7 @@ declare module 'i18next' {
       personas: typeof personas
       console: typeof consoleStrings
       'console-money': typeof consoleMoney
+      'console-moderation': typeof consoleModeration
     }
   }
 }

@@ -12,6 +12,7 @@ export const useConsoleState = () => useOutletContext<ConsoleState>()
 /** The console's pages; an entry shows only when its page exists and the role may open it. */
 export const CONSOLE_PAGES = [
   { key: 'overview', path: '/console', role: 'moderator' },
+  { key: 'reports', path: '/console/reports', role: 'moderator' },
   { key: 'money', path: '/console/money', role: 'admin' },
   { key: 'audit', path: '/console/audit', role: 'admin' },
   { key: 'staff', path: '/console/staff', role: 'admin' },
