@@ -24,11 +24,11 @@ export function OpenCharacter() {
   }
 
   return (
-    <form onSubmit={open} noValidate className="mb-6 flex flex-wrap items-end gap-3">
-      <div className="min-w-64 flex-1 sm:max-w-md">
-        <label htmlFor={`${id}-id`} className="mb-1 block text-sm font-medium">
-          {t('open.label')}
-        </label>
+    <form onSubmit={open} noValidate className="mb-6">
+      <label htmlFor={`${id}-id`} className="mb-1 block text-sm font-medium">
+        {t('open.label')}
+      </label>
+      <div className="flex flex-wrap items-center gap-3">
         <input
           id={`${id}-id`}
           dir="ltr"
@@ -36,15 +36,15 @@ export function OpenCharacter() {
           onChange={(event) => setText(event.target.value)}
           aria-invalid={invalid}
           aria-describedby={`${id}-hint`}
-          className={inputClass}
+          className={`${inputClass} min-w-64 flex-1 sm:max-w-md`}
         />
-        <p id={`${id}-hint`} className={`mt-1 text-sm ${invalid ? 'text-rose-300' : 'text-zinc-400'}`}>
-          {invalid ? t('open.invalid') : t('open.hint')}
-        </p>
+        <button type="submit" className="button-secondary">
+          {t('open.submit')}
+        </button>
       </div>
-      <button type="submit" className="button-secondary mb-6">
-        {t('open.submit')}
-      </button>
+      <p id={`${id}-hint`} className={`mt-1 text-sm ${invalid ? 'text-rose-300' : 'text-zinc-400'}`}>
+        {invalid ? t('open.invalid') : t('open.hint')}
+      </p>
     </form>
   )
 }

@@ -46,9 +46,12 @@ export function OpenReports({ locale, reports }: { locale: Locale; reports: Repo
                   <td className="p-3 whitespace-pre-wrap break-words" dir="auto">
                     {report.text || '—'}
                   </td>
-                  <td className="p-3 font-mono text-xs break-all">
+                  <td className="p-3 font-mono text-xs whitespace-nowrap">
                     {report.reporterId ? (
-                      <bdi dir="ltr">{report.reporterId}</bdi>
+                      // The start of the account id, the whole of it on hover and to assistive technology.
+                      <abbr title={report.reporterId} className="no-underline" dir="ltr">
+                        {`${report.reporterId.slice(0, 8)}…`}
+                      </abbr>
                     ) : (
                       <span className="font-sans text-sm text-zinc-400">{t('reports.anonymous')}</span>
                     )}
