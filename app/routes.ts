@@ -41,6 +41,8 @@ export default [
       route('health', 'routes/console-health.tsx'),
       route('people', 'routes/console-people.tsx'),
       route('people/:userId', 'routes/console-people-person.tsx'),
+      route('reports', 'routes/console-reports.tsx'),
+      route('reports/:characterId', 'routes/console-reports-character.tsx'),
     ]),
     route('*', 'routes/not-found.tsx'),
   ]),

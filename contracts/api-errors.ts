@@ -61,7 +61,9 @@ export type ErrorDetailsByCode = {
   VERIFICATION_FAILED: { reason: string }
   FORBIDDEN: { reason: 'ADULT_CONTENT' } | undefined
   /** `own-account`: an operator may not suspend, delete or change the diamonds of their own account (ADR 055). */
-  CONFLICT: { reason: 'subscription-renews' | 'provider-refused' | 'not-renewable' | 'own-account' } | undefined
+  CONFLICT:
+    | { reason: 'subscription-renews' | 'provider-refused' | 'not-renewable' | 'own-account' | 'no-creator' }
+    | undefined
   INSUFFICIENT_DIAMONDS: { needed: number; balance?: number; userMessageId?: number | null }
   MESSAGE_TOO_LONG: { maxLength: number; length: number }
   MODEL_UNAVAILABLE: { chatModelId: string }

@@ -24,8 +24,12 @@ export type RoleDetail = z.infer<typeof roleDetailSchema>
 /** Who is looking: decides private and adult visibility. */
 export type Viewer = { userId: string | null; adultConfirmed: boolean }
 
-/** `original`: the character's own texts rather than the locale's translation (`?original=1`). */
-export type RoleReadOptions = { original?: boolean }
+/**
+ * `original`: the character's own texts rather than the locale's translation (`?original=1`).
+ * `operator`: the moderation console reads it whatever its visibility (ADR 058), and asks for no
+ * translation.
+ */
+export type RoleReadOptions = { original?: boolean; operator?: boolean }
 
 /** Cookie a visitor's age confirmation is kept in (users also keep it in their account). */
 export const ADULT_COOKIE = 'adult_ok'

@@ -33,6 +33,7 @@ import { contactRoutes } from '#server/modules/links/contact.routes.ts'
 import { lorebooksRoutes } from '#server/modules/lorebooks/lorebooks.routes.ts'
 import { modelsRoutes } from '#server/modules/models/models.routes.ts'
 import { moderationRoutes } from '#server/modules/moderation/moderation.routes.ts'
+import { moderationConsoleRoutes } from '#server/modules/moderation/moderation-console.routes.ts'
 import { peopleRoutes } from '#server/modules/moderation/people.routes.ts'
 import { moneyRoutes } from '#server/modules/payments/money.routes.ts'
 import { paymentsRoutes } from '#server/modules/payments/payments.routes.ts'
@@ -269,6 +270,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       await api.register(consoleHealthRoutes(services.consoleHealth, services.modelHealth))
       await api.register(moneyRoutes(services.payments.console(services.audit)))
       await api.register(peopleRoutes(services.moderation, services.users.usernameOf))
+      await api.register(moderationConsoleRoutes(services.moderation))
       api.setNotFoundHandler((request, reply) =>
         reply.status(404).send({
           code: 404,

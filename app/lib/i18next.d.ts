@@ -8,6 +8,7 @@ import type chat from '../../locales/en/chat.json'
 import type common from '../../locales/en/common.json'
 import type consoleStrings from '../../locales/en/console.json'
 import type consoleHealth from '../../locales/en/console-health.json'
+import type consoleModeration from '../../locales/en/console-moderation.json'
 import type consoleMoney from '../../locales/en/console-money.json'
 import type consolePeople from '../../locales/en/console-people.json'
 import type consoleTags from '../../locales/en/console-tags.json'
@@ -37,6 +38,7 @@ declare module 'i18next' {
       'console-tags': typeof consoleTags
       'console-health': typeof consoleHealth
       'console-people': typeof consolePeople
+      'console-moderation': typeof consoleModeration
     }
   }
 }

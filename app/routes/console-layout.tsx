@@ -140,7 +140,8 @@ function StaffConsole() {
           <ul className="space-y-1">
             {CONSOLE_PAGES.filter((page) => page.role === 'moderator' || role === 'admin').map((page) => (
               <li key={page.key}>
-                <NavLink to={localize(page.path)} end className="nav-item">
+                {/* A page's own pages (a report, an order) keep its entry marked; the overview is only itself. */}
+                <NavLink to={localize(page.path)} end={page.path === '/console'} className="nav-item">
                   {t(`nav.${page.key}`)}
                 </NavLink>
               </li>

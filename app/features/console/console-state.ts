@@ -15,6 +15,7 @@ export const CONSOLE_PAGES = [
   { key: 'tags', path: '/console/tags', role: 'moderator' },
   { key: 'featured', path: '/console/featured', role: 'moderator' },
   { key: 'people', path: '/console/people', role: 'admin' },
+  { key: 'reports', path: '/console/reports', role: 'moderator' },
   { key: 'money', path: '/console/money', role: 'admin' },
   { key: 'health', path: '/console/health', role: 'admin' },
   { key: 'audit', path: '/console/audit', role: 'admin' },

@@ -334,13 +334,14 @@ export function createCatalogueService(
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
       const row = await repo.findRoleByPublicId(publicId)
       if (!row) return null
-      if (row.visibility === 'private' && (!viewer.userId || viewer.userId !== row.creatorId)) return null
+      const mayRead = options.operator || (viewer.userId !== null && viewer.userId === row.creatorId)
+      if (row.visibility === 'private' && !mayRead) return null
       const [roleTags, translations] = await Promise.all([
         tagsByRole([row.id], locale),
         languageOf(row) === locale ? new Map() : texts.localizedTexts([row.id], locale),
       ])
       const localized = texts.overlay(row, translations.get(row.id), locale)
-      texts.noteShown(row, locale, localized)
+      if (!options.operator) texts.noteShown(row, locale, localized)
       const shown = options.original ? texts.overlay(row, null, locale) : localized
       const summary = summaryOf(row, roleTags.get(row.id) ?? [], viewer, { ...shown.texts, language: shown.language })
       const withhold = summary.gated

@@ -7,6 +7,7 @@ import type { DiamondsService } from '#server/modules/diamonds/diamonds.service.
 import { createCharacterActions } from './character-actions.ts'
 import type { PeopleRepo } from './people.repo.ts'
 import { createPeople } from './people.ts'
+import { createReportedCharacter } from './reported-character.ts'
 import type { ReportsQueueRepo } from './reports-queue.repo.ts'
 import { createReportsQueue } from './reports-queue.ts'
 import type { RoleHidesRepo } from './role-hides.repo.ts'
@@ -22,7 +23,7 @@ export type ModerationDeps = {
   reports: ReportsQueueRepo
   warnings: WarningsRepo
   people: PeopleRepo
-  catalogue: Pick<CatalogueService, 'invalidateListings'>
+  catalogue: Pick<CatalogueService, 'invalidateListings' | 'getRole'>
   auth: Pick<AuthService, 'endAllLogins' | 'resendVerificationFor' | 'queueWarningMail' | 'kickJobs'>
   account: Pick<AccountService, 'deleteByOperator'>
   diamonds: Pick<DiamondsService, 'adjustByOperator'>
@@ -30,15 +31,17 @@ export type ModerationDeps = {
 
 /**
  * The operator's moderation and people actions (issue 23 items 2 and 3, ADR 055), one part per
- * concern: characters (hide, restore, adult), the reports queue, people (search, detail, suspend,
+ * concern: characters (hide, restore, adult), the reports queue and one reported character, people (search, detail, suspend,
  * restore, delete, resend verification, warn, diamonds). Every action takes its actor and a note and
  * writes its audit record inside the transaction that makes the change.
  */
 export function createModerationService(deps: ModerationDeps) {
   const characters = createCharacterActions(deps)
   const people = createPeople(deps)
-  const reports = createReportsQueue({ ...deps, characters, people })
-  return { ...characters, ...people, ...reports }
+  const usernames = deps.people.usernames
+  const reports = createReportsQueue({ ...deps, characters, people, usernames })
+  const reported = createReportedCharacter({ ...deps, usernames })
+  return { ...characters, ...people, ...reports, ...reported }
 }
 
 export type ModerationService = ReturnType<typeof createModerationService>

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, ilike, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, ilike, inArray, or, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { diamondBalances, diamondLedger } from '#db/schema/diamonds.ts'
 import { subscriptions } from '#db/schema/payments.ts'
@@ -42,6 +42,16 @@ export function createPeopleRepo(db: Db) {
         .orderBy(sql`lower(${users.email}) = ${text.toLowerCase()} desc`, users.email, users.id)
         .limit(limit)
         .offset(offset)
+    },
+
+    /** The usernames of these accounts (the creators in the reports queue); gone ones are absent. */
+    async usernames(userIds: string[]) {
+      if (userIds.length === 0) return new Map<string, string>()
+      const rows = await db
+        .select({ id: users.id, username: users.username })
+        .from(users)
+        .where(inArray(users.id, userIds))
+      return new Map(rows.map((row) => [row.id, row.username]))
     },
 
     async account(userId: string) {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { ReportOutcome } from '#contracts/characters.ts'
 import type { Db, Tx } from '#db/client.ts'
 import { roleReports } from '#db/schema/reports.ts'
@@ -11,7 +11,7 @@ import { roles } from '#db/schema/roles.ts'
 export function createReportsQueueRepo(db: Db) {
   return {
     /** Characters with open reports, the most reported first, then the oldest report first. */
-    async openGroups(limit: number) {
+    async openGroups(limit: number, offset = 0) {
       return db
         .select({
           roleId: roleReports.roleId,
@@ -24,8 +24,45 @@ export function createReportsQueueRepo(db: Db) {
         .from(roleReports)
         .where(eq(roleReports.status, 'open'))
         .groupBy(roleReports.roleId)
-        .orderBy(desc(sql`count(*)`), asc(sql`min(${roleReports.createdAt})`))
+        .orderBy(desc(sql`count(*)`), asc(sql`min(${roleReports.createdAt})`), asc(roleReports.roleId))
         .limit(limit)
+        .offset(offset)
+    },
+
+    /** How many characters have open reports. */
+    async countOpenGroups() {
+      const [row] = await db
+        .select({ total: sql<number>`count(distinct ${roleReports.roleId})::int` })
+        .from(roleReports)
+        .where(eq(roleReports.status, 'open'))
+      return row?.total ?? 0
+    },
+
+    /** Every report of one character: the open ones oldest first, then the closed ones newest first. */
+    async ofRole(roleId: number, closedLimit: number) {
+      const columns = {
+        id: roleReports.id,
+        reason: roleReports.reason,
+        text: roleReports.text,
+        reporterId: roleReports.reporterId,
+        outcome: roleReports.outcome,
+        createdAt: roleReports.createdAt,
+        handledAt: roleReports.handledAt,
+      }
+      const [open, closed] = await Promise.all([
+        db
+          .select(columns)
+          .from(roleReports)
+          .where(and(eq(roleReports.roleId, roleId), eq(roleReports.status, 'open')))
+          .orderBy(asc(roleReports.id)),
+        db
+          .select(columns)
+          .from(roleReports)
+          .where(and(eq(roleReports.roleId, roleId), ne(roleReports.status, 'open')))
+          .orderBy(desc(roleReports.id))
+          .limit(closedLimit),
+      ])
+      return { open, closed }
     },
 
     /** The reasons of the open reports of these characters, with their counts, and their texts. */

@@ -1,4 +1,4 @@
-import type { ReportOutcome } from '#contracts/characters.ts'
+import type { ReportOutcome, ReportReason } from '#contracts/characters.ts'
 import { AppError } from '#server/lib/errors.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
 import { type Actor, type CharacterActions, requireNote } from './character-actions.ts'
@@ -23,23 +23,31 @@ const OUTCOME: Record<ReportAction, ReportOutcome> = {
  * of a character's open reports with one outcome, in the transaction of the action and its audit.
  */
 export function createReportsQueue(
-  deps: Pick<ModerationDeps, 'db' | 'audit' | 'reports' | 'catalogue'> & {
+  deps: Pick<ModerationDeps, 'db' | 'audit' | 'reports' | 'catalogue' | 'hides'> & {
     characters: CharacterActions
     people: People
+    /** The creators' usernames (absent: the account is gone). */
+    usernames: (userIds: string[]) => Promise<Map<string, string>>
   },
 ) {
-  const { db, audit, reports, catalogue, characters, people } = deps
+  const { db, audit, reports, catalogue, hides, characters, people, usernames } = deps
 
   return {
-    async reportsQueue() {
-      const groups = await reports.openGroups(QUEUE_LIMIT)
+    /** The queue, most reported first: `limit` characters after the first `offset`. */
+    async reportsQueue({ offset = 0, limit = QUEUE_LIMIT }: { offset?: number; limit?: number } = {}) {
+      const groups = await reports.openGroups(limit, offset)
       const ids = groups.map((g) => g.roleId)
-      const [roleRows, reasonRows] = await Promise.all([reports.rolesByIds(ids), reports.openReasons(ids)])
+      const [roleRows, reasonRows, hidden] = await Promise.all([
+        reports.rolesByIds(ids),
+        reports.openReasons(ids),
+        hides.hiddenAmong(ids),
+      ])
       const roleOf = new Map(roleRows.map((r) => [r.id, r]))
+      const names = await usernames([...new Set(roleRows.flatMap((r) => (r.creatorId ? [r.creatorId] : [])))])
       return groups.flatMap((group) => {
         const role = roleOf.get(group.roleId)
         if (!role) return []
-        const counts = new Map<string, number>()
+        const counts = new Map<ReportReason, number>()
         const texts: string[] = []
         for (const row of reasonRows) {
           if (row.roleId !== group.roleId) continue
@@ -56,6 +64,8 @@ export function createReportsQueue(
               isAdult: role.isAdult,
               visibility: role.visibility,
               creatorId: role.creatorId,
+              creatorName: role.creatorId ? (names.get(role.creatorId) ?? null) : null,
+              hidden: hidden.has(role.id),
             },
             reasons: [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count),
             texts,
@@ -67,6 +77,9 @@ export function createReportsQueue(
         ]
       })
     },
+
+    /** How many characters have open reports (every page of the queue). */
+    reportsQueueTotal: () => reports.countOpenGroups(),
 
     /**
      * Handles a character's open reports: the action, then every open report closed with its

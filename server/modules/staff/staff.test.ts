@@ -198,6 +198,27 @@ const ROUTES: Record<string, { role: 'admin' | 'moderator'; secondFactor: boolea
     fresh: true,
     body: { amount: 1, note: 'x' },
   },
+  // Moderation (ADR 058): content for moderators; suspending an account is an admin's, freshly confirmed.
+  'GET /api/admin/moderation/reports': { role: 'moderator', secondFactor: true, fresh: false },
+  'GET /api/admin/moderation/characters/:characterId': { role: 'moderator', secondFactor: true, fresh: false },
+  'POST /api/admin/moderation/characters/:characterId/reports': {
+    role: 'moderator',
+    secondFactor: true,
+    fresh: false,
+    body: { action: 'dismiss', note: 'x' },
+  },
+  'POST /api/admin/moderation/characters/:characterId/reports/suspend-creator': {
+    role: 'admin',
+    secondFactor: true,
+    fresh: true,
+    body: { note: 'x' },
+  },
+  'POST /api/admin/moderation/characters/:characterId/actions': {
+    role: 'moderator',
+    secondFactor: true,
+    fresh: false,
+    body: { action: 'hide', note: 'x' },
+  },
 }
 /** The gate's own refusals: a route past the gate may still refuse (a wrong code), never with these. */
 const GATE_ERRORS = ['UNAUTHORIZED', 'STAFF_ONLY', 'FORBIDDEN', 'SECOND_FACTOR_REQUIRED', 'CONFIRMATION_REQUIRED']

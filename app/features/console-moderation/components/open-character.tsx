@@ -1,0 +1,50 @@
+import { type FormEvent, useId, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useNavigate } from 'react-router'
+import { useLocalizePath } from '#app/components/localized-link.tsx'
+import { characterIdFrom } from '../character-id.ts'
+
+export const inputClass =
+  'h-10 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 text-zinc-100 focus:border-violet-400 focus:outline-none aria-[invalid=true]:border-rose-400'
+
+/** "Open a character": any character by its id or page address, reported or not, to act on it. */
+export function OpenCharacter() {
+  const { t } = useTranslation('console-moderation')
+  const id = useId()
+  const navigate = useNavigate()
+  const localize = useLocalizePath()
+  const [text, setText] = useState('')
+  const [invalid, setInvalid] = useState(false)
+
+  const open = (event: FormEvent) => {
+    event.preventDefault()
+    const characterId = characterIdFrom(text)
+    setInvalid(characterId === null)
+    if (characterId) void navigate(localize(`/console/reports/${encodeURIComponent(characterId)}`))
+  }
+
+  return (
+    <form onSubmit={open} noValidate className="mb-6">
+      <label htmlFor={`${id}-id`} className="mb-1 block text-sm font-medium">
+        {t('open.label')}
+      </label>
+      <div className="flex flex-wrap items-center gap-3">
+        <input
+          id={`${id}-id`}
+          dir="ltr"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          aria-invalid={invalid}
+          aria-describedby={`${id}-hint`}
+          className={`${inputClass} min-w-64 flex-1 sm:max-w-md`}
+        />
+        <button type="submit" className="button-secondary">
+          {t('open.submit')}
+        </button>
+      </div>
+      <p id={`${id}-hint`} className={`mt-1 text-sm ${invalid ? 'text-rose-300' : 'text-zinc-400'}`}>
+        {invalid ? t('open.invalid') : t('open.hint')}
+      </p>
+    </form>
+  )
+}
