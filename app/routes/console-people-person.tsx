@@ -115,9 +115,11 @@ export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {
             person={person}
             own={me !== null && me.email.toLowerCase() === person.account.email.toLowerCase()}
             onDone={(message, outcome) => {
-              setDone(message)
-              if (outcome === 'deleted') setDeleted(true)
-              else void load()
+              // Said once the page shows the account as it now is, not over the old state.
+              if (outcome === 'deleted') {
+                setDone(message)
+                setDeleted(true)
+              } else void load().then(() => setDone(message))
             }}
           />
           <PersonDiamonds locale={locale} person={person} />
