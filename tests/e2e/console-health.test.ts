@@ -1,18 +1,12 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HealthDaily, HealthJobs } from '#contracts/admin-health.ts'
-import { totpCode } from '#server/modules/staff/totp.ts'
 import type { OpenAiApiDouble } from '#tests/doubles/openai-api.ts'
 import { type SmtpDouble, startSmtpServer } from '#tests/doubles/smtp.ts'
 import {
   apiLogin,
   chromiumPath,
   HYDRATED,
-  PERSON_USER_AGENT,
   personPage,
   type RunningServer,
   seriousA11yViolations,
@@ -20,6 +14,7 @@ import {
   startWithModelDouble,
   stopWithModelDouble,
 } from './browser.ts'
+import { callApi, consoleTab, enrollByApi, seedStaff, signInByFields, startEnrollment } from './console-staff.ts'
 
 // The console's health page end to end (issue 23 item 5, ADR 057): after a sign-up whose
 // verification mail the mail server refuses for good (a failed job) and a chat with one reply
@@ -27,7 +22,6 @@ import {
 // job once the mail server accepts again, in English and Arabic. And the enrollment QR code
 // (item 1) as a staff member without a second factor sees it.
 
-const root = path.resolve(import.meta.dirname, '..', '..')
 const admin = { username: 'night_watch', email: 'watch@example.test', password: 'a lamp in the signal tower' }
 const keeper = { username: 'new_keeper', email: 'keeper@example.test', password: 'a fresh key for the gate' }
 const newcomer = { email: 'newcomer@example.test', password: 'first steps on the pier' }
@@ -42,31 +36,19 @@ describe.skipIf(!chromiumPath)('the console health page in a browser', () => {
   let consoleToken = ''
   let adminToken = ''
 
-  const api = async <T>(route: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${server.url}/api${route}`, {
-      method: init.method ?? 'GET',
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        'x-console-token': consoleToken,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-    })
-    return { status: res.status, body: (await res.json()) as { data: T } }
-  }
+  const api = <T>(route: string, init: { method?: string; body?: unknown } = {}) =>
+    callApi<T>(server.url, adminToken, route, { ...init, consoleToken })
 
   beforeAll(async () => {
     smtp = await startSmtpServer(smtpBehaviour)
-    // Staff are made from the command line before the server opens the database (ADR 054).
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-e2e-health-'))
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }
-    const users = [admin, keeper].flatMap((u) => ['--user', `${u.username}:${u.email}:${u.password}`])
-    execFileSync(process.execPath, ['db/seed/seed-cli.ts', ...users], { cwd: root, env, stdio: 'ignore' })
-    for (const [email, role] of [
-      [admin.email, 'admin'],
-      [keeper.email, 'moderator'],
-    ] as const)
-      execFileSync(process.execPath, ['scripts/admin.ts', 'grant', email, '--role', role], { cwd: root, env })
+    const dataDir = seedStaff(
+      'rp-e2e-health-',
+      [admin, keeper],
+      [
+        [admin.email, 'admin'],
+        [keeper.email, 'moderator'],
+      ],
+    )
     ;({ server, browser, model } = await startWithModelDouble('The lamp is lit and the tide is low.', {
       env: { DATA_DIR: dataDir, SMTP_URL: `${smtp.url}?pool=false` },
     }))
@@ -112,27 +94,8 @@ describe.skipIf(!chromiumPath)('the console health page in a browser', () => {
     expect(failed.status).not.toBe(200)
   }
 
-  /** Logs in through the login page of `locale` (its fields by type, whatever their words). */
-  async function signIn(page: Page, user: { email: string; password: string }, locale: 'en' | 'ar') {
-    await page.goto(`${server.url}${locale === 'en' ? '' : '/ar'}/login`)
-    await page.waitForFunction(HYDRATED)
-    await page.locator('input[type=email]').fill(user.email)
-    await page.locator('input[type=password]').fill(user.password)
-    await page.locator('form button[type=submit]').click()
-    await page.getByTestId('account-link').waitFor()
-  }
-
   /** The admin signed in, the console token of their enrollment kept for the tab. */
-  async function adminPage(locale: 'en' | 'ar'): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
-    await context.addCookies([{ name: 'lang', value: locale, url: server.url }])
-    await context.addInitScript((token) => sessionStorage.setItem('taleweave:console-token', token), consoleToken)
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('pageerror', (e) => errors.push(e.message))
-    await signIn(page, admin, locale)
-    return { page, errors }
-  }
+  const adminPage = (locale: 'en' | 'ar') => consoleTab(browser, server.url, admin, consoleToken, locale)
 
   /** Today's row (the last) of a chart's table, opened from its "Show as table". */
   async function todayRow(page: Page, chart: string, show: string) {
@@ -143,12 +106,7 @@ describe.skipIf(!chromiumPath)('the console health page in a browser', () => {
 
   it('shows the day’s figures, the failed job and its retry, the models; English', async () => {
     adminToken = await apiLogin(server.url, admin)
-    const setup = await api<{ secret: string }>('/admin/2fa/setup', { method: 'POST' })
-    const enabled = await api<{ consoleToken: string }>('/admin/2fa/enable', {
-      method: 'POST',
-      body: { code: totpCode(setup.body.data.secret, Date.now()) },
-    })
-    consoleToken = enabled.body.data.consoleToken
+    ;({ consoleToken } = await enrollByApi(server.url, adminToken))
     expect(consoleToken).toBeTruthy()
 
     await signUp()
@@ -244,11 +202,9 @@ describe.skipIf(!chromiumPath)('the console health page in a browser', () => {
   it('shows the enrollment QR code beside the typed key; English and Arabic', async () => {
     for (const lang of ['en', 'ar'] as const) {
       const { context, page, errors } = await personPage(browser, server.url, { lang })
-      await signIn(page, keeper, lang)
+      await signInByFields(page, server.url, keeper, lang)
       await page.goto(`${server.url}${lang === 'en' ? '' : '/ar'}/console`)
-      await page.waitForURL((url) => url.pathname.endsWith('/console/second-factor'))
-      await page.waitForFunction(HYDRATED)
-      await page.getByRole('button', { name: lang === 'en' ? 'Start' : 'ابدأ' }).click()
+      await startEnrollment(page, lang === 'en' ? 'Start' : 'ابدأ')
       const qr = page.getByRole('img', {
         name: lang === 'en' ? 'QR code of the authenticator setup address' : 'رمز QR لعنوان إعداد تطبيق المصادقة',
       })

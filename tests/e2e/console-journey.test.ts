@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LOCALE_TAGS } from '#contracts/locales.ts'
-import { totpCode } from '#server/modules/staff/totp.ts'
 import { type StripeApiDouble, startStripeApi } from '#tests/doubles/stripe-api.ts'
 import {
   apiLogin,
@@ -20,6 +17,15 @@ import {
   shootFromTop,
   startServer,
 } from './browser.ts'
+import {
+  buyPlusByCard,
+  callApi,
+  codeFor,
+  deliverWebhook,
+  enrollByApi,
+  seedStaff,
+  unlockConsole,
+} from './console-staff.ts'
 
 // Issue 23's console journey (ADRs 054, 056, 058): a user reports a character, an admin logs in,
 // passes the second factor, opens the reports queue and the report, hides the character with a
@@ -68,21 +74,9 @@ describe.skipIf(!chromiumPath)('the console journey in a browser', () => {
   let browser: Browser
   let stripe: StripeApiDouble
 
-  const api = async (token: string, route: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${server.url}/api${route}`, {
-      method: init.method ?? 'GET',
-      headers: { authorization: `Bearer ${token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-    })
-    return (await res.json()) as { data: Record<string, unknown> }
-  }
+  const api = async (token: string, route: string) => (await callApi(server.url, token, route)).body
   const deliver = async (delivery: { payload: string; signature: string }) => {
-    const res = await fetch(`${server.url}/api/webhooks/stripe`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature },
-      body: delivery.payload,
-    })
-    expect(res.status).toBe(200)
+    expect(await deliverWebhook(server.url, delivery)).toBe(200)
   }
   const balanceOf = async (token: string) => Number((await api(token, '/points')).data.totalPoints)
   const listedIds = async (query: string) => {
@@ -93,19 +87,8 @@ describe.skipIf(!chromiumPath)('the console journey in a browser', () => {
   // Seeding, the admin command and a first server start (the demo catalogue's pictures).
   beforeAll(async () => {
     stripe = await startStripeApi(keys)
-    // The admin is made from the command line before the server opens the database (ADR 054).
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-e2e-journey-'))
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }
-    const users = [admin, creator, reporters.en, reporters.ar].flatMap((u) => [
-      '--user',
-      `${u.username}:${u.email}:${u.password}`,
-    ])
-    execFileSync(process.execPath, ['db/seed/seed-cli.ts', ...users], { cwd: root, env, stdio: 'ignore' })
-    execFileSync(process.execPath, ['scripts/admin.ts', 'grant', admin.email, '--role', 'admin'], {
-      cwd: root,
-      env,
-      stdio: 'ignore',
-    })
+    const users = [admin, creator, reporters.en, reporters.ar]
+    const dataDir = seedStaff('rp-e2e-journey-', users, [[admin.email, 'admin']])
     server = await startServer({
       DATA_DIR: dataDir,
       STRIPE_SECRET_KEY: keys.secretKey,
@@ -120,22 +103,6 @@ describe.skipIf(!chromiumPath)('the console journey in a browser', () => {
     await server?.stop()
     await stripe?.close()
   })
-
-  /** The buyer pays the Plus plan by card at the Stripe double; its webhooks arrive. */
-  async function buyPlus(token: string) {
-    const start = await api(token, '/subscription', {
-      method: 'POST',
-      body: { paymentType: 'card', planId: 'plus', billingCycle: 'monthly' },
-    })
-    const orderId = String(start.data.orderId)
-    const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === orderId)
-    if (!session) throw new Error('no Checkout Session')
-    const { completed, invoicePaid } = stripe.paidCheckout(session)
-    await deliver(completed)
-    await deliver(invoicePaid)
-    stripe.takeEvents()
-    return orderId
-  }
 
   /** The reporter reports the character from its page, through the dialog. */
   async function reportFromPage(locale: 'en' | 'ar', roleId: string) {
@@ -167,7 +134,7 @@ describe.skipIf(!chromiumPath)('the console journey in a browser', () => {
     const roleId = await createCharacter(server.url, await apiLogin(server.url, creator), character)
     await reportFromPage(locale, roleId)
     const free = await balanceOf(reporterToken)
-    const orderId = await buyPlus(reporterToken)
+    const orderId = await buyPlusByCard(server.url, stripe, reporterToken, deliver)
     expect(await balanceOf(reporterToken)).toBe(free + 1000)
     expect(await listedIds(character.name)).toContain(roleId)
 
@@ -255,7 +222,7 @@ describe.skipIf(!chromiumPath)('the console journey in a browser', () => {
     const dialog = page.getByTestId('confirm-code-dialog')
     await refunded.or(dialog).waitFor()
     if (await dialog.isVisible()) {
-      await dialog.getByLabel(w('console', 'code.label')).fill(totpCode(secret, Date.now()))
+      await dialog.getByLabel(w('console', 'code.label')).fill(codeFor(secret))
       await dialog.getByRole('button', { name: w('console', 'confirm.submit') }).click()
     }
     await refunded.waitFor()
@@ -267,23 +234,14 @@ describe.skipIf(!chromiumPath)('the console journey in a browser', () => {
 
   it('an admin with TOTP handles a report end to end and refunds an order (English, then Arabic)', async () => {
     // The admin's authenticator: enrolled through the API; the browser then asks for a code.
-    const adminToken = await apiLogin(server.url, admin)
-    const setup = await api(adminToken, '/admin/2fa/setup', { method: 'POST' })
-    const secret = String(setup.data.secret)
-    const enabled = await api(adminToken, '/admin/2fa/enable', {
-      method: 'POST',
-      body: { code: totpCode(secret, Date.now()) },
-    })
-    expect(enabled.data.consoleToken).toBeTruthy()
+    const { secret, consoleToken } = await enrollByApi(server.url, await apiLogin(server.url, admin))
+    expect(consoleToken).toBeTruthy()
 
     const { page, errors } = await personPage(browser, server.url)
     await logIn(page, server.url, admin)
     await page.goto(`${server.url}/console/reports`)
-    await page.waitForURL((url) => url.pathname === '/console/second-factor')
-    await page.waitForFunction(HYDRATED)
     // The enabling code's step is spent: the next step's code (inside the allowed drift).
-    await page.getByLabel(word('en', 'console', 'sf.verifyLabel')).fill(totpCode(secret, Date.now() + 30_000))
-    await page.getByRole('button', { name: word('en', 'console', 'sf.verify') }).click()
+    await unlockConsole(page, secret)
     await page.waitForURL((url) => url.pathname === '/console/reports')
     await page.getByTestId('queue-empty').or(page.getByTestId('reports-queue')).waitFor()
 

@@ -1,27 +1,21 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { totpCode } from '#server/modules/staff/totp.ts'
 import { type StripeApiDouble, startStripeApi } from '#tests/doubles/stripe-api.ts'
 import {
   apiLogin,
   chromiumPath,
   HYDRATED,
   launchBrowser,
-  PERSON_USER_AGENT,
   type RunningServer,
   seriousA11yViolations,
   shootFromTop,
   startServer,
 } from './browser.ts'
+import { buyPlusByCard, callApi, consoleTab, deliverWebhook, enrollByApi, seedStaff } from './console-staff.ts'
 
 // The money console end to end (issue 23, ADR 056): an admin with TOTP refunds a card order
 // through the page, Stripe's webhooks arrive several times, the diamonds move once.
 
-const root = path.resolve(import.meta.dirname, '..', '..')
 const admin = { username: 'treasurer', email: 'treasurer@example.test', password: 'a ledger in the attic' }
 const buyer = { username: 'buyer', email: 'buyer@example.test', password: 'a parcel at the door' }
 const keys = { secretKey: 'sk_test_console_money', webhookSecret: 'whsec_test_console_money' }
@@ -32,39 +26,14 @@ describe.skipIf(!chromiumPath)('the money console in a browser', () => {
   let stripe: StripeApiDouble
   let consoleToken = ''
 
-  const api = async (token: string, route: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${server.url}/api${route}`, {
-      method: init.method ?? 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-    })
-    return (await res.json()) as { data: Record<string, unknown> }
-  }
   const deliver = async (delivery: { payload: string; signature: string }) => {
-    const res = await fetch(`${server.url}/api/webhooks/stripe`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature },
-      body: delivery.payload,
-    })
-    expect(res.status).toBe(200)
+    expect(await deliverWebhook(server.url, delivery)).toBe(200)
   }
-  const balanceOf = async (token: string) => (await api(token, '/points')).data.totalPoints
+  const balanceOf = async (token: string) => (await callApi(server.url, token, '/points')).body.data.totalPoints
 
   beforeAll(async () => {
     stripe = await startStripeApi(keys)
-    // The admin is made from the command line before the server opens the database (ADR 054).
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-e2e-money-'))
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }
-    const users = [admin, buyer].flatMap((u) => ['--user', `${u.username}:${u.email}:${u.password}`])
-    execFileSync(process.execPath, ['db/seed/seed-cli.ts', ...users], { cwd: root, env, stdio: 'ignore' })
-    execFileSync(process.execPath, ['scripts/admin.ts', 'grant', admin.email, '--role', 'admin'], {
-      cwd: root,
-      env,
-      stdio: 'ignore',
-    })
+    const dataDir = seedStaff('rp-e2e-money-', [admin, buyer], [[admin.email, 'admin']])
     server = await startServer({
       DATA_DIR: dataDir,
       STRIPE_SECRET_KEY: keys.secretKey,
@@ -80,54 +49,21 @@ describe.skipIf(!chromiumPath)('the money console in a browser', () => {
     await stripe?.close()
   })
 
-  /** The buyer pays the Plus plan by card at the Stripe double; its webhooks arrive. */
-  async function buyPlus(token: string) {
-    const start = await api(token, '/subscription', {
-      method: 'POST',
-      body: { paymentType: 'card', planId: 'plus', billingCycle: 'monthly' },
-    })
-    const orderId = String(start.data.orderId)
-    const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === orderId)
-    if (!session) throw new Error('no Checkout Session')
-    const { completed, invoicePaid } = stripe.paidCheckout(session)
-    await deliver(completed)
-    await deliver(invoicePaid)
-    stripe.takeEvents()
-    return orderId
-  }
-
   /** The admin's second factor, enrolled through the API: the console token the page keeps per tab. */
   async function enrollAdmin() {
-    const token = await apiLogin(server.url, admin)
-    const setup = await api(token, '/admin/2fa/setup', { method: 'POST' })
-    const enabled = await api(token, '/admin/2fa/enable', {
-      method: 'POST',
-      body: { code: totpCode(String(setup.data.secret), Date.now()) },
-    })
-    consoleToken = String(enabled.data.consoleToken)
-    expect(consoleToken).not.toBe('undefined')
+    ;({ consoleToken } = await enrollByApi(server.url, await apiLogin(server.url, admin)))
+    expect(String(consoleToken)).not.toBe('undefined')
   }
 
-  async function adminPage(locale: 'en' | 'ar'): Promise<Page> {
-    const context = await browser.newContext({ userAgent: PERSON_USER_AGENT, viewport: { width: 1280, height: 900 } })
-    await context.addCookies([{ name: 'lang', value: locale, url: server.url }])
-    const page = await context.newPage()
-    const prefix = locale === 'en' ? '' : `/${locale}`
-    await page.goto(`${server.url}${prefix}/login`)
-    await page.waitForFunction(HYDRATED)
-    await page.locator('input[type=email]').fill(admin.email)
-    await page.locator('input[type=password]').fill(admin.password)
-    await page.locator('form button[type=submit]').click()
-    await page.getByTestId('account-link').waitFor()
-    await page.evaluate((token) => sessionStorage.setItem('taleweave:console-token', token), consoleToken)
-    return page
-  }
+  /** The admin signed in through the login page of `locale`, the console token kept for the tab. */
+  const adminPage = async (locale: 'en' | 'ar') =>
+    (await consoleTab(browser, server.url, admin, consoleToken, locale)).page
 
   it('an admin with TOTP refunds part of an order from the page: the preview first, the ledger once', async () => {
     const buyerToken = await apiLogin(server.url, buyer)
     // The free plan's monthly diamonds first, then the Plus plan's 1000.
     const free = Number(await balanceOf(buyerToken))
-    const orderId = await buyPlus(buyerToken)
+    const orderId = await buyPlusByCard(server.url, stripe, buyerToken, deliver)
     expect(await balanceOf(buyerToken)).toBe(free + 1000)
     await enrollAdmin()
 

@@ -1,10 +1,5 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { totpCode } from '#server/modules/staff/totp.ts'
 import {
   apiLogin,
   chromiumPath,
@@ -19,12 +14,12 @@ import {
   startServer,
   stopServerAndBrowser,
 } from './browser.ts'
+import { callApi, codeFor, consoleTab, enrollByApi, refuseOnceForConfirmation, seedStaff } from './console-staff.ts'
 
 // The people console end to end (issue 23 item 3, ADRs 055 and 060): an admin with TOTP finds a
 // user by e-mail, grants diamonds with a note, suspends them through the fresh-code dialog (the
 // user's open page is logged out and their login refused), restores them; English and Arabic.
 
-const root = path.resolve(import.meta.dirname, '..', '..')
 const admin = { username: 'keeper_of_people', email: 'keeper@example.test', password: 'a register by the lamp' }
 const reader = { username: 'wandering_reader', email: 'wanderer@example.test', password: 'pages in the rain' }
 
@@ -35,53 +30,22 @@ describe.skipIf(!chromiumPath)('the people console in a browser', () => {
   let secret = ''
   let readerId = ''
 
-  const api = async (token: string, route: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${server.url}/api${route}`, {
-      method: init.method ?? 'GET',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'x-console-token': consoleToken,
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-    })
-    return (await res.json()) as { data: Record<string, unknown> }
-  }
+  const api = async (token: string, route: string, init: { method?: string; body?: unknown } = {}) =>
+    (await callApi(server.url, token, route, { ...init, consoleToken })).body
 
   beforeAll(async () => {
-    // The admin is made from the command line before the server opens the database (ADR 054).
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-e2e-people-'))
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }
-    const users = [admin, reader].flatMap((u) => ['--user', `${u.username}:${u.email}:${u.password}`])
-    execFileSync(process.execPath, ['db/seed/seed-cli.ts', ...users], { cwd: root, env, stdio: 'ignore' })
-    execFileSync(process.execPath, ['scripts/admin.ts', 'grant', admin.email, '--role', 'admin'], {
-      cwd: root,
-      env,
-      stdio: 'ignore',
-    })
+    const dataDir = seedStaff('rp-e2e-people-', [admin, reader], [[admin.email, 'admin']])
     server = await startServer({ DATA_DIR: dataDir })
     browser = await launchBrowser()
     // The admin's second factor, enrolled through the API: the console token the page keeps per tab.
-    const token = await apiLogin(server.url, admin)
-    const setup = await api(token, '/admin/2fa/setup', { method: 'POST' })
-    secret = String(setup.data.secret)
-    const enabled = await api(token, '/admin/2fa/enable', {
-      method: 'POST',
-      body: { code: totpCode(secret, Date.now()) },
-    })
-    consoleToken = String(enabled.data.consoleToken)
+    ;({ secret, consoleToken } = await enrollByApi(server.url, await apiLogin(server.url, admin)))
   })
   afterAll(async () => {
     await stopServerAndBrowser(server, browser)
   })
 
   /** The admin signed in (through the English login page) with the console open in this tab. */
-  async function adminPage(): Promise<{ page: Page; errors: string[] }> {
-    const { page, errors } = await personPage(browser, server.url)
-    await logIn(page, server.url, admin)
-    await page.evaluate((value) => sessionStorage.setItem('taleweave:console-token', value), consoleToken)
-    return { page, errors }
-  }
+  const adminPage = () => consoleTab(browser, server.url, admin, consoleToken)
 
   async function shoot(page: Page, file: string, fullPage = false) {
     await shootFromTop(page, file, { fullPage })
@@ -148,25 +112,16 @@ describe.skipIf(!chromiumPath)('the people console in a browser', () => {
 
     // Suspend: the last code is old as far as this call goes (the server's refusal is played once),
     // so the fresh-code dialog asks, and the call repeats after it.
-    let refusedOnce = false
-    await page.route('**/api/admin/people/*/suspend', async (route) => {
-      if (refusedOnce) return route.continue()
-      refusedOnce = true
-      await route.fulfill({
-        status: 403,
-        contentType: 'application/json',
-        body: JSON.stringify({ code: 403, success: false, error: 'CONFIRMATION_REQUIRED', message: 'Confirm.' }),
-      })
-    })
+    const refusedOnce = await refuseOnceForConfirmation(page, '**/api/admin/people/*/suspend')
     const suspend = page.getByTestId('action-suspend')
     await suspend.getByLabel('Note (why; kept in the audit log)').fill('Spam ring in the comments')
     await suspend.getByRole('button', { name: 'Suspend' }).click()
     const dialog = page.getByTestId('confirm-code-dialog')
     await dialog.waitFor()
-    await dialog.getByLabel('Code from your authenticator app').fill(totpCode(secret, Date.now() + 30_000))
+    await dialog.getByLabel('Code from your authenticator app').fill(codeFor(secret, 30_000))
     await dialog.getByRole('button', { name: 'Confirm' }).click()
     await page.getByTestId('person-done').filter({ hasText: 'Suspended: their logins have ended.' }).waitFor()
-    expect(refusedOnce).toBe(true)
+    expect(refusedOnce()).toBe(true)
     await page.getByRole('heading', { level: 1 }).getByTestId('suspended-mark').waitFor()
     const suspension = await page.getByTestId('person-suspension').innerText()
     expect(suspension).toContain(admin.username)

@@ -1,8 +1,3 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import * as OTPAuth from 'otpauth'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -19,17 +14,14 @@ import {
   startServer,
   stopServerAndBrowser,
 } from './browser.ts'
+import { enrollInPage, seedStaff } from './console-staff.ts'
 
 // ADR 059 in a browser: a moderator (second factor enrolled) hides a tag and features a character
 // in the console; the public home page then shows the character under "Featured" and the tag is
 // gone from its page and the tag list. English and Arabic.
 
-const root = path.resolve(import.meta.dirname, '..', '..')
 const moderator = { username: 'tag_keeper', email: 'keeper@example.test', password: 'a keeper of quiet lanterns' }
 const author = { username: 'moth_writer', email: 'writer@example.test', password: 'moths circle the lantern' }
-
-const codeFor = (secret: string, aheadMs = 0) =>
-  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + aheadMs })
 
 async function shoot(page: Page, file: string, fullPage = false) {
   await shootFromTop(page, file, { fullPage })
@@ -50,21 +42,7 @@ describe.skipIf(!chromiumPath)('tag moderation and featured characters in a brow
   let browser: Browser
   let roleId: string
   beforeAll(async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-e2e-'))
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }
-    execFileSync(
-      process.execPath,
-      [
-        'db/seed/seed-cli.ts',
-        ...[moderator, author].flatMap((u) => ['--user', `${u.username}:${u.email}:${u.password}`]),
-      ],
-      { cwd: root, env, stdio: 'ignore' },
-    )
-    execFileSync(process.execPath, ['scripts/admin.ts', 'grant', moderator.email, '--role', 'moderator'], {
-      cwd: root,
-      env,
-      stdio: 'ignore',
-    })
+    const dataDir = seedStaff('rp-e2e-', [moderator, author], [[moderator.email, 'moderator']])
     server = await startServer({ DATA_DIR: dataDir })
     browser = await launchBrowser()
     roleId = await createCharacter(server.url, await apiLogin(server.url, author), {
@@ -88,13 +66,7 @@ describe.skipIf(!chromiumPath)('tag moderation and featured characters in a brow
     const { context, page, errors } = await personPage(browser, server.url)
     await logIn(page, server.url, moderator)
     await page.goto(`${server.url}/console`)
-    await page.waitForURL((url) => url.pathname === '/console/second-factor')
-    await page.getByRole('button', { name: 'Start' }).click()
-    const secret = ((await page.getByTestId('totp-secret').textContent()) ?? '').replaceAll(' ', '')
-    await page.getByLabel('The code the app shows').fill(codeFor(secret))
-    await page.getByRole('button', { name: 'Turn on' }).click()
-    await page.getByRole('button', { name: 'I have saved them' }).click()
-    await page.waitForURL((url) => url.pathname === '/console')
+    await enrollInPage(page)
 
     // Tags: find the tag, hide it with a note.
     const nav = page.getByRole('navigation', { name: 'Console' })

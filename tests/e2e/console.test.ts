@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import * as OTPAuth from 'otpauth'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -17,19 +15,15 @@ import {
   startServer,
   stopServerAndBrowser,
 } from './browser.ts'
+import { codeFor, refuseOnceForConfirmation, seedStaff, startEnrollment, turnOnSecondFactor } from './console-staff.ts'
 
 // Issue 23 items 1, 6, 7 (browser side): an admin made with `npm run admin` enrolls the second
 // factor, keeps the recovery codes, grants a moderator through the fresh-confirmation dialog,
 // finds that in the audit log and exports it; a normal user meets the staff-only page.
 
-const root = path.resolve(import.meta.dirname, '..', '..')
 const admin = { username: 'console_admin', email: 'admin@example.test', password: 'a lighthouse keeps the ledger' }
 const member = { username: 'plain_reader', email: 'reader@example.test', password: 'a reader of quiet harbours' }
 const outsider = { username: 'just_a_user', email: 'user@example.test', password: 'no keys to any door here' }
-
-/** The code an authenticator app shows for `secret`, `aheadMs` from now. */
-const codeFor = (secret: string, aheadMs = 0) =>
-  new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + aheadMs })
 
 async function shoot(page: Page, file: string) {
   await shootFromTop(page, file)
@@ -40,21 +34,7 @@ describe.skipIf(!chromiumPath)('the console in a browser', () => {
   let server: RunningServer
   let browser: Browser
   beforeAll(async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'rp-e2e-'))
-    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }
-    execFileSync(
-      process.execPath,
-      [
-        'db/seed/seed-cli.ts',
-        ...[admin, member, outsider].flatMap((u) => ['--user', `${u.username}:${u.email}:${u.password}`]),
-      ],
-      { cwd: root, env, stdio: 'ignore' },
-    )
-    execFileSync(process.execPath, ['scripts/admin.ts', 'grant', admin.email, '--role', 'admin'], {
-      cwd: root,
-      env,
-      stdio: 'ignore',
-    })
+    const dataDir = seedStaff('rp-e2e-', [admin, member, outsider], [[admin.email, 'admin']])
     server = await startServer({ DATA_DIR: dataDir })
     browser = await launchBrowser()
   })
@@ -69,18 +49,15 @@ describe.skipIf(!chromiumPath)('the console in a browser', () => {
     const response = await page.goto(`${server.url}/console`)
     expect(response?.headers()['cache-control']).toBe('private, no-store')
     expect(await page.locator('meta[name="robots"]').last().getAttribute('content')).toContain('noindex')
-    await page.waitForURL((url) => url.pathname === '/console/second-factor')
-    await page.getByRole('button', { name: 'Start' }).click()
+    const secret = await startEnrollment(page)
     const link = await page.getByTestId('otpauth-link').getAttribute('href')
     expect(link).toMatch(/^otpauth:\/\/totp\//)
     const grouped = (await page.getByTestId('totp-secret').textContent()) ?? ''
     expect(grouped).toMatch(/^(\S{4} )+\S{1,4}$/)
-    const secret = grouped.replaceAll(' ', '')
     const codeField = page.getByLabel('The code the app shows')
     expect(await codeField.getAttribute('autocomplete')).toBe('one-time-code')
     expect(await codeField.getAttribute('inputmode')).toBe('numeric')
-    await codeField.fill(codeFor(secret))
-    await page.getByRole('button', { name: 'Turn on' }).click()
+    await turnOnSecondFactor(page, secret)
     await expect.poll(() => page.getByTestId('recovery-codes').locator('li').count()).toBe(10)
     await shoot(page, 'console-recovery-en.png')
     await page.getByRole('button', { name: 'I have saved them' }).click()
@@ -90,16 +67,7 @@ describe.skipIf(!chromiumPath)('the console in a browser', () => {
 
     // The unlock counts as a fresh confirmation for five minutes: the server's refusal after them
     // is played once here, so the dialog's path (confirm with a new code, repeat the call) runs.
-    let refusedOnce = false
-    await page.route('**/api/admin/staff/grant', async (route) => {
-      if (refusedOnce) return route.continue()
-      refusedOnce = true
-      await route.fulfill({
-        status: 403,
-        contentType: 'application/json',
-        body: JSON.stringify({ code: 403, success: false, error: 'CONFIRMATION_REQUIRED', message: 'Confirm.' }),
-      })
-    })
+    const refusedOnce = await refuseOnceForConfirmation(page, '**/api/admin/staff/grant')
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Staff' }).click()
     await page.getByTestId('staff-table').waitFor()
     await page.getByLabel('E-mail').fill(member.email)
@@ -113,7 +81,7 @@ describe.skipIf(!chromiumPath)('the console in a browser', () => {
     await dialog.getByRole('button', { name: 'Confirm' }).click()
     await page.getByText(`${member.email} is now staff.`).waitFor()
     await page.getByTestId('staff-table').getByText(member.email).waitFor()
-    expect(refusedOnce).toBe(true)
+    expect(refusedOnce()).toBe(true)
     // One's own row offers neither Revoke nor Reset (the server refuses the first, the second would
     // shut one out), and says so; another member's row offers both.
     const rowOf = (email: string) => page.getByTestId('staff-table').getByRole('row').filter({ hasText: email })
