@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
+import { Loading } from '#app/features/console/components/load-state.tsx'
 import { PeopleResults } from '#app/features/console-people/components/people-results.tsx'
 import { inputClass } from '#app/features/console-people/components/shared.tsx'
 import { searchPeople } from '#app/features/console-people/people-api.ts'
@@ -84,9 +85,7 @@ export default function ConsolePeople({ params }: Route.ComponentProps) {
           {problem}
         </p>
       ) : !data ? (
-        <p role="status" className="py-6 text-zinc-400">
-          {t('loading')}
-        </p>
+        <Loading label={t('loading')} />
       ) : (
         <PeopleResults
           locale={locale}

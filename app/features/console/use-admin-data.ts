@@ -3,10 +3,11 @@ import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 
 /**
- * Data of a console page, loaded again when `key` (what `load` reads) changes or on `reload()`;
- * a failure in the user's words. The data stays while it reloads, so a page does not flicker.
+ * Data of a console page (or one part of it), loaded again when `key` (what `load` reads) changes
+ * or on `reload()`; a failure in the user's words. The data stays while it reloads, so a page does
+ * not flicker. The one loader of every console page (moderation, money lists, health).
  */
-export function useAdminData<T>(load: (signal: AbortSignal) => Promise<T>, key: string) {
+export function useAdminData<T>(load: (signal: AbortSignal) => Promise<T>, key = '') {
   const { t: tc } = useTranslation()
   const [data, setData] = useState<T | null>(null)
   const [problem, setProblem] = useState<string | null>(null)
