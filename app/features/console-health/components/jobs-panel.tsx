@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { ConsoleTable, tableWrapClass, thClass } from '#app/features/console/components/console-table.tsx'
+import { useConsoleSubmit } from '#app/features/console/use-console-submit.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
 import { type HealthJobs, JOB_STATES } from '#contracts/admin-health.ts'
@@ -147,26 +148,20 @@ function RetryForm({ job, onClose }: { job: FailedJob; onClose: (retried?: numbe
   const { t: tc } = useTranslation()
   const id = useId()
   const [note, setNote] = useState('')
-  const [problem, setProblem] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { busy, problem, setProblem, run } = useConsoleSubmit((error) => apiErrorMessage(tc, error))
   const field = useRef<HTMLTextAreaElement>(null)
   // Opened from its button (which it replaces): the keyboard carries on in the note.
   useEffect(() => field.current?.focus(), [])
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
     if (!note.trim()) {
       setProblem(t('jobs.noteNeeded'))
       return
     }
-    setBusy(true)
-    setProblem(null)
-    try {
+    void run(async () => {
       const result = await retryJob(job.id, note.trim())
       onClose(result.id)
-    } catch (error) {
-      setProblem(apiErrorMessage(tc, error))
-      setBusy(false)
-    }
+    })
   }
   return (
     <form onSubmit={submit} noValidate className="min-w-64 space-y-3">

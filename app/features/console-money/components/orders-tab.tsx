@@ -3,13 +3,14 @@ import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { fieldClass } from '#app/features/console/components/note-field.tsx'
 import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { formatDateTime, formatPrice } from '#app/lib/format.ts'
 import { MONEY_PROVIDERS } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { ORDER_STATUSES } from '#contracts/payments.ts'
 import { listOrders } from '../money-api.ts'
-import { FilterSelect, inputClass, ListState, PAGE_SIZE, Paging, SandboxMark } from './shared.tsx'
+import { FilterSelect, ListState, PAGE_SIZE, Paging, SandboxMark } from './shared.tsx'
 
 type Filter = { provider: string; status: string; sandbox: string; userId: string }
 const NO_FILTER: Filter = { provider: '', status: '', sandbox: '', userId: '' }
@@ -75,7 +76,7 @@ export function OrdersTab({ locale }: { locale: Locale }) {
             dir="ltr"
             value={draft.userId}
             onChange={(event) => setDraft({ ...draft, userId: event.target.value })}
-            className={inputClass}
+            className={fieldClass}
           />
         </div>
         <div className="flex gap-2 sm:col-span-2 lg:col-span-4">

@@ -1,10 +1,9 @@
 import { useTranslation } from 'react-i18next'
 import { Loading, Pager } from '#app/features/console/components/load-state.tsx'
+import { fieldClass } from '#app/features/console/components/note-field.tsx'
 import { formatNumber } from '#app/lib/format.ts'
 import type { Locale } from '#contracts/locales.ts'
 
-export const inputClass =
-  'h-10 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 text-zinc-100 focus:border-violet-400 focus:outline-none aria-[invalid=true]:border-rose-400'
 export const PAGE_SIZE = 50
 
 /** The small "Sandbox" mark of a test order or plan. */
@@ -75,7 +74,7 @@ export function FilterSelect({
       <label htmlFor={id} className="mb-1 block text-sm font-medium">
         {label}
       </label>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={inputClass}>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={fieldClass}>
         <option value="">{t('filters.any')}</option>
         {options.map((option) => (
           <option key={option.value} value={option.value}>

@@ -1,13 +1,15 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { fieldClass, NoteField } from '#app/features/console/components/note-field.tsx'
 import { useAdminData } from '#app/features/console/use-admin-data.ts'
+import { useConsoleSubmit } from '#app/features/console/use-console-submit.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDateTime } from '#app/lib/format.ts'
 import { MONEY_PROVIDERS, type MoneySubscription, SUBSCRIPTION_STATUSES } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { cancelSubscription, listSubscriptions } from '../money-api.ts'
-import { FilterSelect, inputClass, ListState, PAGE_SIZE, Paging, SandboxMark } from './shared.tsx'
+import { FilterSelect, ListState, PAGE_SIZE, Paging, SandboxMark } from './shared.tsx'
 
 type Filter = { provider: string; status: string; userId: string }
 const NO_FILTER: Filter = { provider: '', status: '', userId: '' }
@@ -61,7 +63,7 @@ export function SubscriptionsTab({ locale }: { locale: Locale }) {
             dir="ltr"
             value={draft.userId}
             onChange={(event) => setDraft({ ...draft, userId: event.target.value })}
-            className={inputClass}
+            className={fieldClass}
           />
         </div>
         <div className="flex gap-2 sm:col-span-3">
@@ -153,26 +155,20 @@ function CancelForm({ row, onClose }: { row: MoneySubscription; onClose: (done?:
   const id = useId()
   const [when, setWhen] = useState<'period-end' | 'now'>('period-end')
   const [note, setNote] = useState('')
-  const [problem, setProblem] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { busy, problem, setProblem, run } = useConsoleSubmit((error) => apiErrorMessage(tc, error))
   const first = useRef<HTMLInputElement>(null)
   // Opened from its button (which it replaces): the keyboard carries on inside the form.
   useEffect(() => first.current?.focus(), [])
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
     if (!note.trim()) {
       setProblem(t('refund.noteRequired'))
       return
     }
-    setBusy(true)
-    setProblem(null)
-    try {
+    void run(async () => {
       await cancelSubscription(row.userId, when, note.trim())
       onClose(t('cancel.done'))
-    } catch (error) {
-      setProblem(apiErrorMessage(tc, error))
-      setBusy(false)
-    }
+    })
   }
   return (
     <form onSubmit={submit} className="min-w-64 space-y-3" aria-labelledby={`${id}-title`}>
@@ -194,20 +190,14 @@ function CancelForm({ row, onClose }: { row: MoneySubscription; onClose: (done?:
           </label>
         ))}
       </fieldset>
-      <div>
-        <label htmlFor={`${id}-note`} className="mb-1 block text-sm font-medium">
-          {t('cancel.note')}
-        </label>
-        <textarea
-          id={`${id}-note`}
-          dir="auto"
-          rows={2}
-          value={note}
-          onChange={(event) => setNote(event.target.value)}
-          aria-invalid={problem !== null && !note.trim()}
-          className={`${inputClass} h-auto py-2`}
-        />
-      </div>
+      <NoteField
+        id={`${id}-note`}
+        label={t('cancel.note')}
+        value={note}
+        onChange={setNote}
+        invalid={problem !== null && !note.trim()}
+        rows={2}
+      />
       {problem ? (
         <p role="alert" className="text-sm text-rose-300">
           {problem}

@@ -1,8 +1,6 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 
-export const inputClass =
-  'h-10 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 text-zinc-100 focus:border-violet-400 focus:outline-none aria-[invalid=true]:border-rose-400'
 export const tdClass = 'p-3 align-top'
 export const linkClass = 'text-violet-300 underline hover:text-violet-200'
 
