@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next'
 import type { z } from 'zod'
 import { adminApi, adminDownload } from '#app/features/console/admin-api.ts'
 import { inputClass } from '#app/features/console/components/code-field.tsx'
+import { Loading } from '#app/features/console/components/load-state.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
@@ -152,9 +153,7 @@ export default function ConsoleAudit({ params }: Route.ComponentProps) {
         </p>
       ) : null}
       {!data ? (
-        <p role="status" className="py-6 text-zinc-400">
-          {t('loading')}
-        </p>
+        <Loading label={t('loading')} />
       ) : data.items.length === 0 ? (
         <p className="py-6 text-zinc-400">{t('audit.empty')}</p>
       ) : (

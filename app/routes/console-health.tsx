@@ -1,8 +1,10 @@
 import { useTranslation } from 'react-i18next'
+import { Loading } from '#app/features/console/components/load-state.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { DailyCharts } from '#app/features/console-health/components/daily-charts.tsx'
 import { JobsPanel } from '#app/features/console-health/components/jobs-panel.tsx'
 import { ModelsPanel } from '#app/features/console-health/components/models-panel.tsx'
-import { getDaily, getJobs, getModels, useHealthData } from '#app/features/console-health/health-api.ts'
+import { getDaily, getJobs, getModels } from '#app/features/console-health/health-api.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/console-health.ts'
 
@@ -19,9 +21,9 @@ export const headers = () => ({ 'Cache-Control': 'private, no-store' })
 export default function ConsoleHealth({ params }: Route.ComponentProps) {
   const { t } = useTranslation('console-health')
   const locale = routeLocale(params)
-  const daily = useHealthData(getDaily)
-  const jobs = useHealthData(getJobs)
-  const models = useHealthData(getModels)
+  const daily = useAdminData(getDaily)
+  const jobs = useAdminData(getJobs)
+  const models = useAdminData(getModels)
   return (
     <section className="space-y-8">
       <header className="flex flex-wrap items-baseline justify-between gap-3">
@@ -63,11 +65,6 @@ function Part({ problem, loaded, children }: { problem: string | null; loaded: b
         {problem}
       </p>
     )
-  if (!loaded)
-    return (
-      <p role="status" className="py-6 text-zinc-400">
-        {t('loading')}
-      </p>
-    )
+  if (!loaded) return <Loading label={t('loading')} />
   return <>{children}</>
 }

@@ -1,13 +1,14 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { Loading, ProblemRetry } from '#app/features/console/components/load-state.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { RefundForm } from '#app/features/console-money/components/refund-form.tsx'
-import { SandboxMark, tableWrapClass, thClass } from '#app/features/console-money/components/shared.tsx'
+import { SandboxMark } from '#app/features/console-money/components/shared.tsx'
 import { getOrder } from '#app/features/console-money/money-api.ts'
-import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDateTime, formatNumber, formatPrice } from '#app/lib/format.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
-import type { MoneyOrderDetail } from '#contracts/admin-money.ts'
 import type { Route } from './+types/console-money-order.ts'
 
 export const handle = { i18n: ['console-money'] }
@@ -18,29 +19,10 @@ export const headers = () => ({ 'Cache-Control': 'private, no-store' })
 /** `/console/money/orders/:id` (admin, ADR 056): the order, its refunds and the refund form. */
 export default function ConsoleMoneyOrder({ params }: Route.ComponentProps) {
   const { t } = useTranslation('console-money')
-  const { t: tc } = useTranslation()
   const locale = routeLocale(params)
   const orderId = params.id
-  const [detail, setDetail] = useState<MoneyOrderDetail | null>(null)
-  const [problem, setProblem] = useState<string | null>(null)
+  const { data: detail, problem, reload } = useAdminData((signal) => getOrder(orderId, signal), orderId)
   const [done, setDone] = useState<string | null>(null)
-
-  const load = useCallback(
-    async (signal?: AbortSignal) => {
-      setProblem(null)
-      try {
-        setDetail(await getOrder(orderId, signal))
-      } catch (error) {
-        if (!signal?.aborted) setProblem(apiErrorMessage(tc, error))
-      }
-    },
-    [orderId, tc],
-  )
-  useEffect(() => {
-    const controller = new AbortController()
-    void load(controller.signal)
-    return () => controller.abort()
-  }, [load])
 
   const order = detail?.order
   const money = (minor: number) => (order ? formatPrice(locale, minor, order.currency) : '')
@@ -53,16 +35,7 @@ export default function ConsoleMoneyOrder({ params }: Route.ComponentProps) {
         {t('order.title', { id: orderId })}
         {order?.sandbox ? <SandboxMark /> : null}
       </h1>
-      {problem ? (
-        <div className="mb-4">
-          <p role="alert" className="text-rose-300">
-            {problem}
-          </p>
-          <button type="button" className="button-secondary mt-3" onClick={() => void load()}>
-            {t('retry')}
-          </button>
-        </div>
-      ) : null}
+      <ProblemRetry problem={problem} retryLabel={t('retry')} onRetry={reload} />
       {done ? (
         <p role="status" className="mb-4 text-emerald-300" data-testid="refund-done">
           {done}
@@ -70,9 +43,7 @@ export default function ConsoleMoneyOrder({ params }: Route.ComponentProps) {
       ) : null}
       {!order ? (
         problem ? null : (
-          <p role="status" className="py-6 text-zinc-400">
-            {t('loading')}
-          </p>
+          <Loading label={t('loading')} />
         )
       ) : (
         <div className="space-y-6">
@@ -112,52 +83,38 @@ export default function ConsoleMoneyOrder({ params }: Route.ComponentProps) {
             {order.refunds.length === 0 ? (
               <p className="text-zinc-400">{t('order.noRefunds')}</p>
             ) : (
-              <div className={tableWrapClass}>
-                <table className="w-full text-sm" data-testid="order-refunds">
-                  <caption className="sr-only">{t('order.refunds')}</caption>
-                  <thead className="bg-zinc-900 text-zinc-300">
-                    <tr>
-                      <th scope="col" className={thClass}>
-                        {t('columns.created')}
-                      </th>
-                      <th scope="col" className={thClass}>
-                        {t('columns.amount')}
-                      </th>
-                      <th scope="col" className={thClass}>
-                        {t('columns.status')}
-                      </th>
-                      <th scope="col" className={thClass}>
-                        {t('columns.diamonds')}
-                      </th>
-                      <th scope="col" className={thClass}>
-                        {t('columns.note')}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {order.refunds.map((refund) => (
-                      <tr key={refund.id} className="border-t border-zinc-800 align-top">
-                        <td className="p-3 whitespace-nowrap">{formatDateTime(locale, refund.createdAt)}</td>
-                        <td className="p-3 whitespace-nowrap">{money(refund.amount)}</td>
-                        <td className="p-3">
-                          {t(`refundStatus.${refund.status}`)}
-                          {refund.failure ? (
-                            <span className="block text-xs text-zinc-400" dir="ltr">
-                              {refund.failure}
-                            </span>
-                          ) : null}
-                        </td>
-                        <td className="p-3 whitespace-nowrap">
-                          {formatNumber(locale, refund.diamondsTaken ?? 0)} / {formatNumber(locale, refund.diamondsDue)}
-                        </td>
-                        <td className="p-3" dir="auto">
-                          {refund.note}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <ConsoleTable
+                caption={t('order.refunds')}
+                testId="order-refunds"
+                columns={[
+                  t('columns.created'),
+                  t('columns.amount'),
+                  t('columns.status'),
+                  t('columns.diamonds'),
+                  t('columns.note'),
+                ]}
+              >
+                {order.refunds.map((refund) => (
+                  <tr key={refund.id} className="border-t border-zinc-800 align-top">
+                    <td className="p-3 whitespace-nowrap">{formatDateTime(locale, refund.createdAt)}</td>
+                    <td className="p-3 whitespace-nowrap">{money(refund.amount)}</td>
+                    <td className="p-3">
+                      {t(`refundStatus.${refund.status}`)}
+                      {refund.failure ? (
+                        <span className="block text-xs text-zinc-400" dir="ltr">
+                          {refund.failure}
+                        </span>
+                      ) : null}
+                    </td>
+                    <td className="p-3 whitespace-nowrap">
+                      {formatNumber(locale, refund.diamondsTaken ?? 0)} / {formatNumber(locale, refund.diamondsDue)}
+                    </td>
+                    <td className="p-3" dir="auto">
+                      {refund.note}
+                    </td>
+                  </tr>
+                ))}
+              </ConsoleTable>
             )}
           </section>
 
@@ -168,15 +125,14 @@ export default function ConsoleMoneyOrder({ params }: Route.ComponentProps) {
               order={order}
               full={detail.preview}
               onDone={(result) => {
-                setDone(
+                const message =
                   result.refund.status === 'succeeded'
                     ? t('refund.done', {
                         amount: money(result.refund.amount),
                         diamonds: formatNumber(locale, result.refund.diamondsTaken ?? 0),
                       })
-                    : t('refund.pending'),
-                )
-                void load()
+                    : t('refund.pending')
+                void reload().then(() => setDone(message))
               }}
             />
           ) : (

@@ -1,6 +1,8 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { Loading, ProblemRetry } from '#app/features/console/components/load-state.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { PersonAccount } from '#app/features/console-people/components/person-account.tsx'
 import { PersonActions } from '#app/features/console-people/components/person-actions.tsx'
 import {
@@ -11,10 +13,8 @@ import {
 import { PersonDiamonds } from '#app/features/console-people/components/person-diamonds.tsx'
 import { StateMark } from '#app/features/console-people/components/shared.tsx'
 import { getPerson } from '#app/features/console-people/people-api.ts'
-import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { useUserInfo } from '#app/lib/user-info.ts'
-import type { PersonDetail } from '#contracts/admin-people.ts'
 import type { Route } from './+types/console-people-person.ts'
 
 export const handle = { i18n: ['console-people'] }
@@ -28,33 +28,14 @@ export const headers = () => ({ 'Cache-Control': 'private, no-store' })
  */
 export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {
   const { t } = useTranslation('console-people')
-  const { t: tc } = useTranslation()
   const locale = routeLocale(params)
   const userId = params.userId
   // The server refuses to suspend, delete or pay one's own account; the page does not offer it
   // (known once the user info has loaded; the e-mail is unique).
   const me = useUserInfo()
-  const [person, setPerson] = useState<PersonDetail | null>(null)
-  const [problem, setProblem] = useState<string | null>(null)
+  const { data: person, problem, reload } = useAdminData((signal) => getPerson(userId, signal), userId)
   const [done, setDone] = useState<string | null>(null)
   const [deleted, setDeleted] = useState(false)
-
-  const load = useCallback(
-    async (signal?: AbortSignal) => {
-      setProblem(null)
-      try {
-        setPerson(await getPerson(userId, signal))
-      } catch (error) {
-        if (!signal?.aborted) setProblem(apiErrorMessage(tc, error))
-      }
-    },
-    [userId, tc],
-  )
-  useEffect(() => {
-    const controller = new AbortController()
-    void load(controller.signal)
-    return () => controller.abort()
-  }, [load])
 
   const back = (
     <LocalizedLink to="/console/people" className="text-sm text-violet-300 underline hover:text-violet-200">
@@ -88,21 +69,10 @@ export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {
           t('meta.title')
         )}
       </h1>
-      {problem ? (
-        <div className="mb-4">
-          <p role="alert" className="text-rose-300">
-            {problem}
-          </p>
-          <button type="button" className="button-secondary mt-3" onClick={() => void load()}>
-            {t('retry')}
-          </button>
-        </div>
-      ) : null}
+      <ProblemRetry problem={problem} retryLabel={t('retry')} onRetry={reload} />
       {!person ? (
         problem ? null : (
-          <p role="status" className="py-6 text-zinc-400">
-            {t('loading')}
-          </p>
+          <Loading label={t('loading')} />
         )
       ) : (
         <div className="space-y-8">
@@ -119,7 +89,7 @@ export default function ConsolePeoplePerson({ params }: Route.ComponentProps) {
               if (outcome === 'deleted') {
                 setDone(message)
                 setDeleted(true)
-              } else void load().then(() => setDone(message))
+              } else void reload().then(() => setDone(message))
             }}
           />
           <PersonDiamonds locale={locale} person={person} />

@@ -1,8 +1,9 @@
 import { type FormEvent, useEffect, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
+import { Loading } from '#app/features/console/components/load-state.tsx'
+import { fieldClass } from '#app/features/console/components/note-field.tsx'
 import { PeopleResults } from '#app/features/console-people/components/people-results.tsx'
-import { inputClass } from '#app/features/console-people/components/shared.tsx'
 import { searchPeople } from '#app/features/console-people/people-api.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
@@ -66,7 +67,7 @@ export default function ConsolePeople({ params }: Route.ComponentProps) {
               value={draft}
               onChange={(event) => setDraft(event.target.value)}
               aria-describedby={`${id}-hint`}
-              className={inputClass}
+              className={fieldClass}
             />
             <button type="submit" className="button-primary h-10 shrink-0 py-0">
               {t('search.submit')}
@@ -84,9 +85,7 @@ export default function ConsolePeople({ params }: Route.ComponentProps) {
           {problem}
         </p>
       ) : !data ? (
-        <p role="status" className="py-6 text-zinc-400">
-          {t('loading')}
-        </p>
+        <Loading label={t('loading')} />
       ) : (
         <PeopleResults
           locale={locale}

@@ -3,7 +3,9 @@ import { useTranslation } from 'react-i18next'
 import { useNavigate } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { CharacterText } from '#app/features/catalogue/components/character-text.tsx'
+import { Loading, ProblemRetry } from '#app/features/console/components/load-state.tsx'
 import { useConsoleState } from '#app/features/console/console-state.ts'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { ActionForm, type Choice } from '#app/features/console-moderation/components/action-form.tsx'
 import { CharacterPreview } from '#app/features/console-moderation/components/character-preview.tsx'
 import { ClosedReports, OpenReports } from '#app/features/console-moderation/components/report-lists.tsx'
@@ -13,7 +15,6 @@ import {
   handleReports,
   suspendCreator,
 } from '#app/features/console-moderation/moderation-api.ts'
-import { useAdminData } from '#app/features/console-moderation/use-admin-data.ts'
 import { formatNumber } from '#app/lib/format.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { CharacterAction, ReportHandling } from '#contracts/admin-moderation.ts'
@@ -92,21 +93,10 @@ export default function ConsoleReportsCharacter({ params }: Route.ComponentProps
           {done}
         </p>
       ) : null}
-      {problem ? (
-        <div className="mb-4">
-          <p role="alert" className="text-rose-300">
-            {problem}
-          </p>
-          <button type="button" className="button-secondary mt-3" onClick={reload}>
-            {t('retry')}
-          </button>
-        </div>
-      ) : null}
+      <ProblemRetry problem={problem} retryLabel={t('retry')} onRetry={reload} />
       {!data || !character ? (
         problem ? null : (
-          <p role="status" className="py-6 text-zinc-400">
-            {t('loading')}
-          </p>
+          <Loading label={t('loading')} />
         )
       ) : (
         <div className="grid gap-6 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
@@ -169,10 +159,7 @@ export default function ConsoleReportsCharacter({ params }: Route.ComponentProps
                 const label = actChoices.find((choice) => choice.value === action)?.label ?? action
                 return changed ? t('done.changed', { action: label }) : t('done.unchanged')
               }}
-              onDone={(message) => {
-                setDone(message)
-                reload()
-              }}
+              onDone={(message) => void reload().then(() => setDone(message))}
             />
           </div>
         </div>

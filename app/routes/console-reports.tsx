@@ -1,9 +1,10 @@
 import { useTranslation } from 'react-i18next'
 import { useLocation, useSearchParams } from 'react-router'
+import { Loading, Pager, ProblemRetry } from '#app/features/console/components/load-state.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { OpenCharacter } from '#app/features/console-moderation/components/open-character.tsx'
 import { QueueTable } from '#app/features/console-moderation/components/queue-table.tsx'
 import { listQueue } from '#app/features/console-moderation/moderation-api.ts'
-import { useAdminData } from '#app/features/console-moderation/use-admin-data.ts'
 import { formatNumber } from '#app/lib/format.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/console-reports.ts'
@@ -41,21 +42,10 @@ export default function ConsoleReports({ params }: Route.ComponentProps) {
         </p>
       ) : null}
       <OpenCharacter />
-      {problem ? (
-        <div className="mb-4">
-          <p role="alert" className="text-rose-300">
-            {problem}
-          </p>
-          <button type="button" className="button-secondary mt-3" onClick={reload}>
-            {t('retry')}
-          </button>
-        </div>
-      ) : null}
+      <ProblemRetry problem={problem} retryLabel={t('retry')} onRetry={reload} />
       {!data ? (
         problem ? null : (
-          <p role="status" className="py-6 text-zinc-400">
-            {t('loading')}
-          </p>
+          <Loading label={t('loading')} />
         )
       ) : data.items.length === 0 && page === 1 ? (
         <p
@@ -71,22 +61,17 @@ export default function ConsoleReports({ params }: Route.ComponentProps) {
           </p>
           <QueueTable locale={locale} items={data.items} />
           {page > 1 || data.hasMore ? (
-            <nav aria-label={t('paging.label')} className="mt-4 flex flex-wrap items-center gap-3">
-              <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => goTo(page - 1)}>
-                {t('paging.previous')}
-              </button>
-              <span className="text-sm text-zinc-400" aria-current="page">
-                {t('paging.page', { page: formatNumber(locale, page) })}
-              </span>
-              <button
-                type="button"
-                className="button-secondary"
-                disabled={!data.hasMore}
-                onClick={() => goTo(page + 1)}
-              >
-                {t('paging.next')}
-              </button>
-            </nav>
+            <Pager
+              words={{
+                label: t('paging.label'),
+                previous: t('paging.previous'),
+                next: t('paging.next'),
+                current: t('paging.page', { page: formatNumber(locale, page) }),
+              }}
+              page={page}
+              hasMore={data.hasMore}
+              onPage={goTo}
+            />
           ) : null}
         </>
       )}

@@ -1,5 +1,7 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { ConsoleTable, tableWrapClass, thClass } from '#app/features/console/components/console-table.tsx'
+import { useConsoleSubmit } from '#app/features/console/use-console-submit.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
 import { type HealthJobs, JOB_STATES } from '#contracts/admin-health.ts'
@@ -8,8 +10,6 @@ import { retryJob } from '../health-api.ts'
 
 type FailedJob = HealthJobs['failed'][number]
 
-const thClass = 'p-3 text-start font-medium'
-const tableWrapClass = 'overflow-x-auto rounded-2xl border border-zinc-800'
 const inputClass =
   'w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 py-2 text-zinc-100 focus:border-violet-400 focus:outline-none aria-[invalid=true]:border-rose-400'
 
@@ -90,73 +90,53 @@ export function JobsPanel({ locale, jobs, onRetried }: { locale: Locale; jobs: H
       {jobs.failed.length === 0 ? (
         <p className="text-zinc-400">{t('jobs.noFailed')}</p>
       ) : (
-        <div className={tableWrapClass}>
-          <table className="w-full text-sm" data-testid="failed-jobs">
-            <caption className="sr-only">{t('jobs.failedTitle')}</caption>
-            <thead className="bg-zinc-900 text-zinc-300">
-              <tr>
-                <th scope="col" className={thClass}>
-                  {t('jobs.kind')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('jobs.error')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('jobs.attempts')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('jobs.failedAt')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('jobs.actions')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.failed.map((job) => (
-                <tr key={job.id} className="border-t border-zinc-800 align-top">
-                  <td className="p-3 font-mono whitespace-nowrap">
-                    <bdi dir="ltr">{job.kind}</bdi>
-                    <span className="block text-xs text-zinc-400">#{count(job.id)}</span>
-                  </td>
-                  <td className="max-w-md p-3 break-words">
-                    <span dir="auto">{job.lastError ?? t('none')}</span>
-                  </td>
-                  <td className="p-3 whitespace-nowrap tabular-nums">
-                    {t('jobs.attemptsOf', { attempts: count(job.attempts), max: count(job.maxAttempts) })}
-                  </td>
-                  <td className="p-3 whitespace-nowrap">{formatDateTime(locale, job.failedAt)}</td>
-                  <td className="p-3">
-                    {open === job.id ? (
-                      <RetryForm
-                        job={job}
-                        onClose={(retried) => {
-                          setOpen(null)
-                          if (retried !== undefined) {
-                            setDone(t('jobs.retried', { id: count(retried) }))
-                            onRetried()
-                          }
-                        }}
-                      />
-                    ) : (
-                      <button
-                        type="button"
-                        className="button-secondary px-4 py-2 text-sm"
-                        aria-label={t('jobs.retryLabel', { id: count(job.id), kind: job.kind })}
-                        onClick={() => {
-                          setDone(null)
-                          setOpen(job.id)
-                        }}
-                      >
-                        {t('jobs.retry')}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ConsoleTable
+          caption={t('jobs.failedTitle')}
+          testId="failed-jobs"
+          columns={[t('jobs.kind'), t('jobs.error'), t('jobs.attempts'), t('jobs.failedAt'), t('jobs.actions')]}
+        >
+          {jobs.failed.map((job) => (
+            <tr key={job.id} className="border-t border-zinc-800 align-top">
+              <td className="p-3 font-mono whitespace-nowrap">
+                <bdi dir="ltr">{job.kind}</bdi>
+                <span className="block text-xs text-zinc-400">#{count(job.id)}</span>
+              </td>
+              <td className="max-w-md p-3 break-words">
+                <span dir="auto">{job.lastError ?? t('none')}</span>
+              </td>
+              <td className="p-3 whitespace-nowrap tabular-nums">
+                {t('jobs.attemptsOf', { attempts: count(job.attempts), max: count(job.maxAttempts) })}
+              </td>
+              <td className="p-3 whitespace-nowrap">{formatDateTime(locale, job.failedAt)}</td>
+              <td className="p-3">
+                {open === job.id ? (
+                  <RetryForm
+                    job={job}
+                    onClose={(retried) => {
+                      setOpen(null)
+                      if (retried !== undefined) {
+                        setDone(t('jobs.retried', { id: count(retried) }))
+                        onRetried()
+                      }
+                    }}
+                  />
+                ) : (
+                  <button
+                    type="button"
+                    className="button-secondary px-4 py-2 text-sm"
+                    aria-label={t('jobs.retryLabel', { id: count(job.id), kind: job.kind })}
+                    onClick={() => {
+                      setDone(null)
+                      setOpen(job.id)
+                    }}
+                  >
+                    {t('jobs.retry')}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </ConsoleTable>
       )}
     </section>
   )
@@ -168,26 +148,20 @@ function RetryForm({ job, onClose }: { job: FailedJob; onClose: (retried?: numbe
   const { t: tc } = useTranslation()
   const id = useId()
   const [note, setNote] = useState('')
-  const [problem, setProblem] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { busy, problem, setProblem, run } = useConsoleSubmit((error) => apiErrorMessage(tc, error))
   const field = useRef<HTMLTextAreaElement>(null)
   // Opened from its button (which it replaces): the keyboard carries on in the note.
   useEffect(() => field.current?.focus(), [])
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
     if (!note.trim()) {
       setProblem(t('jobs.noteNeeded'))
       return
     }
-    setBusy(true)
-    setProblem(null)
-    try {
+    void run(async () => {
       const result = await retryJob(job.id, note.trim())
       onClose(result.id)
-    } catch (error) {
-      setProblem(apiErrorMessage(tc, error))
-      setBusy(false)
-    }
+    })
   }
   return (
     <form onSubmit={submit} noValidate className="min-w-64 space-y-3">

@@ -1,8 +1,8 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { NoteField } from '#app/features/console/components/note-field.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { NOTE_MAX_LENGTH } from '#contracts/admin-moderation.ts'
-import { inputClass } from './open-character.tsx'
 
 export type Choice<A extends string> = { value: A; label: string; disabled?: boolean }
 
@@ -139,22 +139,15 @@ export function ActionForm<A extends string>({
               </p>
             ))}
           </fieldset>
-          <div>
-            <label htmlFor={`${id}-note`} className="mb-1 block text-sm font-medium">
-              {t('form.note')}
-            </label>
-            <textarea
-              id={`${id}-note`}
-              dir="auto"
-              rows={3}
-              maxLength={NOTE_MAX_LENGTH}
-              value={note}
-              onChange={(event) => setNote(event.target.value)}
-              aria-invalid={problem?.field === 'note'}
-              aria-describedby={problem?.field === 'note' ? `${id}-problem` : undefined}
-              className={`${inputClass} h-auto py-2`}
-            />
-          </div>
+          <NoteField
+            id={`${id}-note`}
+            label={t('form.note')}
+            value={note}
+            onChange={setNote}
+            invalid={problem?.field === 'note'}
+            describedBy={problem?.field === 'note' ? `${id}-problem` : undefined}
+            maxLength={NOTE_MAX_LENGTH}
+          />
           {problem ? (
             <p id={`${id}-problem`} role="alert" className="text-rose-300">
               {problem.text}

@@ -2,10 +2,8 @@ import { type FormEvent, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNavigate } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
+import { fieldClass } from '#app/features/console/components/note-field.tsx'
 import { characterIdFrom } from '../character-id.ts'
-
-export const inputClass =
-  'h-10 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 text-zinc-100 focus:border-violet-400 focus:outline-none aria-[invalid=true]:border-rose-400'
 
 /** "Open a character": any character by its id or page address, reported or not, to act on it. */
 export function OpenCharacter() {
@@ -36,7 +34,7 @@ export function OpenCharacter() {
           onChange={(event) => setText(event.target.value)}
           aria-invalid={invalid}
           aria-describedby={`${id}-hint`}
-          className={`${inputClass} min-w-64 flex-1 sm:max-w-md`}
+          className={`${fieldClass} min-w-64 flex-1 sm:max-w-md`}
         />
         <button type="submit" className="button-secondary">
           {t('open.submit')}

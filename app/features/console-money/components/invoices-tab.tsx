@@ -1,13 +1,15 @@
 import { type FormEvent, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDateTime, formatPrice } from '#app/lib/format.ts'
 import type { MoneyInvoiceState } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { ORDER_STATUSES } from '#contracts/payments.ts'
 import { listInvoices, refreshInvoice } from '../money-api.ts'
-import { FilterSelect, ListState, PAGE_SIZE, Paging, tableWrapClass, thClass, useMoneyList } from './shared.tsx'
+import { FilterSelect, ListState, PAGE_SIZE, Paging } from './shared.tsx'
 
 /** BTCPay's invoices (its orders), and each one's state asked of BTCPay on demand. */
 export function InvoicesTab({ locale }: { locale: Locale }) {
@@ -18,7 +20,7 @@ export function InvoicesTab({ locale }: { locale: Locale }) {
   const [status, setStatus] = useState('')
   const [page, setPage] = useState(1)
   const [states, setStates] = useState<Record<string, MoneyInvoiceState | { problem: string }>>({})
-  const { data, problem } = useMoneyList(
+  const { data, problem } = useAdminData(
     (signal) => listInvoices({ status, page, pageSize: PAGE_SIZE }, signal),
     JSON.stringify([status, page]),
   )
@@ -55,76 +57,60 @@ export function InvoicesTab({ locale }: { locale: Locale }) {
       </form>
       <ListState loaded={data !== null} empty={data?.items.length === 0} problem={problem} />
       {data && data.items.length > 0 ? (
-        <div className={tableWrapClass}>
-          <table className="w-full text-sm" data-testid="money-invoices">
-            <caption className="sr-only">{t('tabs.btcpay')}</caption>
-            <thead className="bg-zinc-900 text-zinc-300">
-              <tr>
-                <th scope="col" className={thClass}>
-                  {t('columns.created')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.order')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.invoice')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.status')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.amount')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.actions')}
-                </th>
+        <ConsoleTable
+          caption={t('tabs.btcpay')}
+          testId="money-invoices"
+          columns={[
+            t('columns.created'),
+            t('columns.order'),
+            t('columns.invoice'),
+            t('columns.status'),
+            t('columns.amount'),
+            t('columns.actions'),
+          ]}
+        >
+          {data.items.map((order) => {
+            const state = states[order.id]
+            return (
+              <tr key={order.id} className="border-t border-zinc-800 align-top">
+                <td className="p-3 whitespace-nowrap">{formatDateTime(locale, order.createdAt)}</td>
+                <td className="p-3 font-mono break-all">
+                  <LocalizedLink
+                    dir="ltr"
+                    to={`/console/money/orders/${encodeURIComponent(order.id)}`}
+                    className="text-violet-300 underline hover:text-violet-200"
+                  >
+                    {order.id}
+                  </LocalizedLink>
+                </td>
+                <td className="p-3 font-mono text-xs break-all">
+                  <bdi dir="ltr">{order.providerRef ?? '—'}</bdi>
+                </td>
+                <td className="p-3">{t(`orderStatus.${order.status}`)}</td>
+                <td className="p-3 whitespace-nowrap">{formatPrice(locale, order.amount, order.currency)}</td>
+                <td className="p-3">
+                  <button
+                    type="button"
+                    className="button-secondary px-3 py-1.5 text-sm"
+                    onClick={() => void ask(order.id)}
+                  >
+                    {t('btcpay.refresh')}
+                  </button>
+                  <p aria-live="polite" className="mt-1 text-xs text-zinc-300">
+                    {!state
+                      ? null
+                      : 'problem' in state
+                        ? state.problem
+                        : t('btcpay.state', {
+                            status: state.invoice.status,
+                            amount: formatPrice(locale, state.invoice.amount, state.invoice.currency),
+                          })}
+                  </p>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {data.items.map((order) => {
-                const state = states[order.id]
-                return (
-                  <tr key={order.id} className="border-t border-zinc-800 align-top">
-                    <td className="p-3 whitespace-nowrap">{formatDateTime(locale, order.createdAt)}</td>
-                    <td className="p-3 font-mono break-all">
-                      <LocalizedLink
-                        dir="ltr"
-                        to={`/console/money/orders/${encodeURIComponent(order.id)}`}
-                        className="text-violet-300 underline hover:text-violet-200"
-                      >
-                        {order.id}
-                      </LocalizedLink>
-                    </td>
-                    <td className="p-3 font-mono text-xs break-all">
-                      <bdi dir="ltr">{order.providerRef ?? '—'}</bdi>
-                    </td>
-                    <td className="p-3">{t(`orderStatus.${order.status}`)}</td>
-                    <td className="p-3 whitespace-nowrap">{formatPrice(locale, order.amount, order.currency)}</td>
-                    <td className="p-3">
-                      <button
-                        type="button"
-                        className="button-secondary px-3 py-1.5 text-sm"
-                        onClick={() => void ask(order.id)}
-                      >
-                        {t('btcpay.refresh')}
-                      </button>
-                      <p aria-live="polite" className="mt-1 text-xs text-zinc-300">
-                        {!state
-                          ? null
-                          : 'problem' in state
-                            ? state.problem
-                            : t('btcpay.state', {
-                                status: state.invoice.status,
-                                amount: formatPrice(locale, state.invoice.amount, state.invoice.currency),
-                              })}
-                      </p>
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+            )
+          })}
+        </ConsoleTable>
       ) : null}
       {data ? <Paging locale={locale} page={page} hasMore={data.hasMore} onPage={setPage} /> : null}
     </section>

@@ -2,22 +2,15 @@ import { type FormEvent, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { fieldClass } from '#app/features/console/components/note-field.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { formatDateTime, formatPrice } from '#app/lib/format.ts'
 import { MONEY_PROVIDERS } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { ORDER_STATUSES } from '#contracts/payments.ts'
 import { listOrders } from '../money-api.ts'
-import {
-  FilterSelect,
-  inputClass,
-  ListState,
-  PAGE_SIZE,
-  Paging,
-  SandboxMark,
-  tableWrapClass,
-  thClass,
-  useMoneyList,
-} from './shared.tsx'
+import { FilterSelect, ListState, PAGE_SIZE, Paging, SandboxMark } from './shared.tsx'
 
 type Filter = { provider: string; status: string; sandbox: string; userId: string }
 const NO_FILTER: Filter = { provider: '', status: '', sandbox: '', userId: '' }
@@ -33,7 +26,7 @@ export function OrdersTab({ locale }: { locale: Locale }) {
   const [draft, setDraft] = useState<Filter>(() => ({ ...NO_FILTER, userId: search.get('userId') ?? '' }))
   const [filter, setFilter] = useState<Filter>(draft)
   const [page, setPage] = useState(1)
-  const { data, problem } = useMoneyList(
+  const { data, problem } = useAdminData(
     (signal) => listOrders({ ...filter, userId: filter.userId.trim(), page, pageSize: PAGE_SIZE }, signal),
     JSON.stringify([filter, page]),
   )
@@ -83,7 +76,7 @@ export function OrdersTab({ locale }: { locale: Locale }) {
             dir="ltr"
             value={draft.userId}
             onChange={(event) => setDraft({ ...draft, userId: event.target.value })}
-            className={inputClass}
+            className={fieldClass}
           />
         </div>
         <div className="flex gap-2 sm:col-span-2 lg:col-span-4">
@@ -105,69 +98,49 @@ export function OrdersTab({ locale }: { locale: Locale }) {
       </form>
       <ListState loaded={data !== null} empty={data?.items.length === 0} problem={problem} />
       {data && data.items.length > 0 ? (
-        <div className={tableWrapClass}>
-          <table className="w-full text-sm" data-testid="money-orders">
-            <caption className="sr-only">{t('tabs.orders')}</caption>
-            <thead className="bg-zinc-900 text-zinc-300">
-              <tr>
-                <th scope="col" className={thClass}>
-                  {t('columns.created')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.order')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.user')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.plan')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.provider')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.status')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.amount')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.refunded')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((order) => (
-                <tr key={order.id} className="border-t border-zinc-800" data-sandbox={order.sandbox || undefined}>
-                  <td className="p-3 whitespace-nowrap">{formatDateTime(locale, order.createdAt)}</td>
-                  <td className="p-3 font-mono break-all">
-                    <LocalizedLink
-                      dir="ltr"
-                      to={`/console/money/orders/${encodeURIComponent(order.id)}`}
-                      className="text-violet-300 underline hover:text-violet-200"
-                    >
-                      {order.id}
-                    </LocalizedLink>
-                  </td>
-                  <td className="p-3 font-mono text-xs break-all">
-                    <bdi dir="ltr">{order.userId ?? '—'}</bdi>
-                  </td>
-                  <td className="p-3">
-                    <bdi dir="ltr">{order.planId}</bdi> · {t(`cycle.${order.billingCycle}`)}
-                  </td>
-                  <td className="p-3 whitespace-nowrap">
-                    {order.sandbox ? <SandboxMark /> : providerLabel(order.provider)}
-                  </td>
-                  <td className="p-3">{t(`orderStatus.${order.status}`)}</td>
-                  <td className="p-3 whitespace-nowrap">{formatPrice(locale, order.amount, order.currency)}</td>
-                  <td className="p-3 whitespace-nowrap">
-                    {order.refundedAmount > 0 ? formatPrice(locale, order.refundedAmount, order.currency) : '—'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ConsoleTable
+          caption={t('tabs.orders')}
+          testId="money-orders"
+          columns={[
+            t('columns.created'),
+            t('columns.order'),
+            t('columns.user'),
+            t('columns.plan'),
+            t('columns.provider'),
+            t('columns.status'),
+            t('columns.amount'),
+            t('columns.refunded'),
+          ]}
+        >
+          {data.items.map((order) => (
+            <tr key={order.id} className="border-t border-zinc-800" data-sandbox={order.sandbox || undefined}>
+              <td className="p-3 whitespace-nowrap">{formatDateTime(locale, order.createdAt)}</td>
+              <td className="p-3 font-mono break-all">
+                <LocalizedLink
+                  dir="ltr"
+                  to={`/console/money/orders/${encodeURIComponent(order.id)}`}
+                  className="text-violet-300 underline hover:text-violet-200"
+                >
+                  {order.id}
+                </LocalizedLink>
+              </td>
+              <td className="p-3 font-mono text-xs break-all">
+                <bdi dir="ltr">{order.userId ?? '—'}</bdi>
+              </td>
+              <td className="p-3">
+                <bdi dir="ltr">{order.planId}</bdi> · {t(`cycle.${order.billingCycle}`)}
+              </td>
+              <td className="p-3 whitespace-nowrap">
+                {order.sandbox ? <SandboxMark /> : providerLabel(order.provider)}
+              </td>
+              <td className="p-3">{t(`orderStatus.${order.status}`)}</td>
+              <td className="p-3 whitespace-nowrap">{formatPrice(locale, order.amount, order.currency)}</td>
+              <td className="p-3 whitespace-nowrap">
+                {order.refundedAmount > 0 ? formatPrice(locale, order.refundedAmount, order.currency) : '—'}
+              </td>
+            </tr>
+          ))}
+        </ConsoleTable>
       ) : null}
       {data ? <Paging locale={locale} page={page} hasMore={data.hasMore} onPage={setPage} /> : null}
     </section>

@@ -1,12 +1,12 @@
 import { type FormEvent, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { fieldClass, NoteField } from '#app/features/console/components/note-field.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatNumber, formatPrice } from '#app/lib/format.ts'
 import type { MoneyOrder, MoneyPreview, MoneyRefundResult } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { majorText, parseMajorAmount } from '../amounts.ts'
 import { previewRefund, refundOrder } from '../money-api.ts'
-import { inputClass } from './shared.tsx'
 
 /**
  * The refund of an order in two steps: the amount (all that is left by default) and a note, then
@@ -131,27 +131,20 @@ export function RefundForm({
               onChange={(event) => setAmountText(event.target.value)}
               aria-invalid={problem?.field === 'amount'}
               aria-describedby={`${id}-amount-hint${problem?.field === 'amount' ? ` ${id}-problem` : ''}`}
-              className={`${inputClass} max-w-48`}
+              className={`${fieldClass} max-w-48`}
             />
             <p id={`${id}-amount-hint`} className="mt-1 text-sm text-zinc-400">
               {t('refund.amountHint', { max })}
             </p>
           </div>
-          <div>
-            <label htmlFor={`${id}-note`} className="mb-1 block text-sm font-medium">
-              {t('refund.note')}
-            </label>
-            <textarea
-              id={`${id}-note`}
-              dir="auto"
-              rows={3}
-              value={note}
-              onChange={(event) => setNote(event.target.value)}
-              aria-invalid={problem?.field === 'note'}
-              aria-describedby={problem?.field === 'note' ? `${id}-problem` : undefined}
-              className={`${inputClass} h-auto py-2`}
-            />
-          </div>
+          <NoteField
+            id={`${id}-note`}
+            label={t('refund.note')}
+            value={note}
+            onChange={setNote}
+            invalid={problem?.field === 'note'}
+            describedBy={problem?.field === 'note' ? `${id}-problem` : undefined}
+          />
           {problem ? (
             <p id={`${id}-problem`} role="alert" className="text-rose-300">
               {problem.text}

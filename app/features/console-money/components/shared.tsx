@@ -1,39 +1,10 @@
-import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { Loading, Pager } from '#app/features/console/components/load-state.tsx'
+import { fieldClass } from '#app/features/console/components/note-field.tsx'
 import { formatNumber } from '#app/lib/format.ts'
-import type { MoneyPage } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 
-export const inputClass =
-  'h-10 w-full rounded-lg border border-zinc-700 bg-zinc-950 px-3 text-zinc-100 focus:border-violet-400 focus:outline-none aria-[invalid=true]:border-rose-400'
 export const PAGE_SIZE = 50
-
-/** A page of a console list, loaded again when `key` (the filter and the page) changes. */
-export function useMoneyList<T>(load: (signal: AbortSignal) => Promise<MoneyPage<T>>, key: string) {
-  const { t: tc } = useTranslation()
-  const [data, setData] = useState<MoneyPage<T> | null>(null)
-  const [problem, setProblem] = useState<string | null>(null)
-  const [round, setRound] = useState(0)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for what `load` reads; `round` reloads
-  const run = useCallback(
-    async (signal: AbortSignal) => {
-      setProblem(null)
-      try {
-        setData(await load(signal))
-      } catch (error) {
-        if (!signal.aborted) setProblem(apiErrorMessage(tc, error))
-      }
-    },
-    [key, round, tc],
-  )
-  useEffect(() => {
-    const controller = new AbortController()
-    void run(controller.signal)
-    return () => controller.abort()
-  }, [run])
-  return { data, problem, reload: () => setRound((n) => n + 1) }
-}
 
 /** The small "Sandbox" mark of a test order or plan. */
 export function SandboxMark() {
@@ -57,12 +28,7 @@ export function ListState({ loaded, empty, problem }: { loaded: boolean; empty: 
         {problem}
       </p>
     )
-  if (!loaded)
-    return (
-      <p role="status" className="py-6 text-zinc-400">
-        {t('loading')}
-      </p>
-    )
+  if (!loaded) return <Loading label={t('loading')} />
   if (empty) return <p className="py-6 text-zinc-400">{t('empty')}</p>
   return null
 }
@@ -79,19 +45,13 @@ export function Paging({
   onPage: (page: number) => void
 }) {
   const { t } = useTranslation('console-money')
-  return (
-    <nav aria-label={t('paging.label')} className="mt-4 flex flex-wrap items-center gap-3">
-      <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        {t('paging.previous')}
-      </button>
-      <span className="text-sm text-zinc-400" aria-current="page">
-        {t('paging.page', { page: formatNumber(locale, page) })}
-      </span>
-      <button type="button" className="button-secondary" disabled={!hasMore} onClick={() => onPage(page + 1)}>
-        {t('paging.next')}
-      </button>
-    </nav>
-  )
+  const words = {
+    label: t('paging.label'),
+    previous: t('paging.previous'),
+    next: t('paging.next'),
+    current: t('paging.page', { page: formatNumber(locale, page) }),
+  }
+  return <Pager words={words} page={page} hasMore={hasMore} onPage={onPage} />
 }
 
 /** A labelled select of a filter form: "Any" first, then each value in the page's words. */
@@ -114,7 +74,7 @@ export function FilterSelect({
       <label htmlFor={id} className="mb-1 block text-sm font-medium">
         {label}
       </label>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={inputClass}>
+      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} className={fieldClass}>
         <option value="">{t('filters.any')}</option>
         {options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -125,6 +85,3 @@ export function FilterSelect({
     </div>
   )
 }
-
-export const thClass = 'p-3 text-start font-medium'
-export const tableWrapClass = 'overflow-x-auto rounded-2xl border border-zinc-800'

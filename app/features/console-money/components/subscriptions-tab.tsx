@@ -1,21 +1,15 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { fieldClass, NoteField } from '#app/features/console/components/note-field.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
+import { useConsoleSubmit } from '#app/features/console/use-console-submit.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatDateTime } from '#app/lib/format.ts'
 import { MONEY_PROVIDERS, type MoneySubscription, SUBSCRIPTION_STATUSES } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { cancelSubscription, listSubscriptions } from '../money-api.ts'
-import {
-  FilterSelect,
-  inputClass,
-  ListState,
-  PAGE_SIZE,
-  Paging,
-  SandboxMark,
-  tableWrapClass,
-  thClass,
-  useMoneyList,
-} from './shared.tsx'
+import { FilterSelect, ListState, PAGE_SIZE, Paging, SandboxMark } from './shared.tsx'
 
 type Filter = { provider: string; status: string; userId: string }
 const NO_FILTER: Filter = { provider: '', status: '', userId: '' }
@@ -29,7 +23,7 @@ export function SubscriptionsTab({ locale }: { locale: Locale }) {
   const [page, setPage] = useState(1)
   const [cancelling, setCancelling] = useState<string | null>(null)
   const [done, setDone] = useState<string | null>(null)
-  const { data, problem, reload } = useMoneyList(
+  const { data, problem, reload } = useAdminData(
     (signal) => listSubscriptions({ ...filter, userId: filter.userId.trim(), page, pageSize: PAGE_SIZE }, signal),
     JSON.stringify([filter, page]),
   )
@@ -69,7 +63,7 @@ export function SubscriptionsTab({ locale }: { locale: Locale }) {
             dir="ltr"
             value={draft.userId}
             onChange={(event) => setDraft({ ...draft, userId: event.target.value })}
-            className={inputClass}
+            className={fieldClass}
           />
         </div>
         <div className="flex gap-2 sm:col-span-3">
@@ -96,79 +90,56 @@ export function SubscriptionsTab({ locale }: { locale: Locale }) {
       ) : null}
       <ListState loaded={data !== null} empty={data?.items.length === 0} problem={problem} />
       {data && data.items.length > 0 ? (
-        <div className={tableWrapClass}>
-          <table className="w-full text-sm" data-testid="money-subscriptions">
-            <caption className="sr-only">{t('tabs.subscriptions')}</caption>
-            <thead className="bg-zinc-900 text-zinc-300">
-              <tr>
-                <th scope="col" className={thClass}>
-                  {t('columns.user')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.plan')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.provider')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.status')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.periodEnd')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.renewal')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.actions')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((row) => (
-                <tr key={row.userId} className="border-t border-zinc-800 align-top">
-                  <td className="p-3 font-mono text-xs break-all">
-                    <bdi dir="ltr">{row.userId}</bdi>
-                  </td>
-                  <td className="p-3">
-                    <bdi dir="ltr">{row.planId}</bdi> · {t(`cycle.${row.billingCycle}`)}
-                  </td>
-                  <td className="p-3 whitespace-nowrap">
-                    {row.sandbox ? <SandboxMark /> : providerLabel(row.provider)}
-                  </td>
-                  <td className="p-3">{t(`subscriptionStatus.${row.status}`)}</td>
-                  <td className="p-3 whitespace-nowrap">{formatDateTime(locale, row.currentPeriodEnd)}</td>
-                  <td className="p-3">{row.cancelAtPeriodEnd ? t('endsAtPeriodEnd') : t('renews')}</td>
-                  <td className="p-3">
-                    {row.status === 'canceled' ? null : cancelling === row.userId ? (
-                      <CancelForm
-                        row={row}
-                        onClose={(message) => {
-                          setCancelling(null)
-                          if (message) {
-                            setDone(message)
-                            reload()
-                          }
-                        }}
-                      />
-                    ) : (
-                      <button
-                        type="button"
-                        className="button-secondary px-3 py-1.5 text-sm"
-                        onClick={() => {
-                          setDone(null)
-                          setCancelling(row.userId)
-                        }}
-                      >
-                        {t('cancel.open')}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ConsoleTable
+          caption={t('tabs.subscriptions')}
+          testId="money-subscriptions"
+          columns={[
+            t('columns.user'),
+            t('columns.plan'),
+            t('columns.provider'),
+            t('columns.status'),
+            t('columns.periodEnd'),
+            t('columns.renewal'),
+            t('columns.actions'),
+          ]}
+        >
+          {data.items.map((row) => (
+            <tr key={row.userId} className="border-t border-zinc-800 align-top">
+              <td className="p-3 font-mono text-xs break-all">
+                <bdi dir="ltr">{row.userId}</bdi>
+              </td>
+              <td className="p-3">
+                <bdi dir="ltr">{row.planId}</bdi> · {t(`cycle.${row.billingCycle}`)}
+              </td>
+              <td className="p-3 whitespace-nowrap">{row.sandbox ? <SandboxMark /> : providerLabel(row.provider)}</td>
+              <td className="p-3">{t(`subscriptionStatus.${row.status}`)}</td>
+              <td className="p-3 whitespace-nowrap">{formatDateTime(locale, row.currentPeriodEnd)}</td>
+              <td className="p-3">{row.cancelAtPeriodEnd ? t('endsAtPeriodEnd') : t('renews')}</td>
+              <td className="p-3">
+                {row.status === 'canceled' ? null : cancelling === row.userId ? (
+                  <CancelForm
+                    row={row}
+                    onClose={(message) => {
+                      setCancelling(null)
+                      if (message) void reload().then(() => setDone(message))
+                    }}
+                  />
+                ) : (
+                  <button
+                    type="button"
+                    className="button-secondary px-3 py-1.5 text-sm"
+                    onClick={() => {
+                      setDone(null)
+                      setCancelling(row.userId)
+                    }}
+                  >
+                    {t('cancel.open')}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </ConsoleTable>
       ) : null}
       {data ? <Paging locale={locale} page={page} hasMore={data.hasMore} onPage={setPage} /> : null}
     </section>
@@ -181,26 +152,20 @@ function CancelForm({ row, onClose }: { row: MoneySubscription; onClose: (done?:
   const id = useId()
   const [when, setWhen] = useState<'period-end' | 'now'>('period-end')
   const [note, setNote] = useState('')
-  const [problem, setProblem] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { busy, problem, setProblem, run } = useConsoleSubmit((error) => apiErrorMessage(tc, error))
   const first = useRef<HTMLInputElement>(null)
   // Opened from its button (which it replaces): the keyboard carries on inside the form.
   useEffect(() => first.current?.focus(), [])
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
     if (!note.trim()) {
       setProblem(t('refund.noteRequired'))
       return
     }
-    setBusy(true)
-    setProblem(null)
-    try {
+    void run(async () => {
       await cancelSubscription(row.userId, when, note.trim())
       onClose(t('cancel.done'))
-    } catch (error) {
-      setProblem(apiErrorMessage(tc, error))
-      setBusy(false)
-    }
+    })
   }
   return (
     <form onSubmit={submit} className="min-w-64 space-y-3" aria-labelledby={`${id}-title`}>
@@ -222,20 +187,14 @@ function CancelForm({ row, onClose }: { row: MoneySubscription; onClose: (done?:
           </label>
         ))}
       </fieldset>
-      <div>
-        <label htmlFor={`${id}-note`} className="mb-1 block text-sm font-medium">
-          {t('cancel.note')}
-        </label>
-        <textarea
-          id={`${id}-note`}
-          dir="auto"
-          rows={2}
-          value={note}
-          onChange={(event) => setNote(event.target.value)}
-          aria-invalid={problem !== null && !note.trim()}
-          className={`${inputClass} h-auto py-2`}
-        />
-      </div>
+      <NoteField
+        id={`${id}-note`}
+        label={t('cancel.note')}
+        value={note}
+        onChange={setNote}
+        invalid={problem !== null && !note.trim()}
+        rows={2}
+      />
       {problem ? (
         <p role="alert" className="text-sm text-rose-300">
           {problem}

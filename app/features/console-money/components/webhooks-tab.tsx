@@ -1,10 +1,12 @@
 import { type FormEvent, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
 import { MONEY_PROVIDERS, WEBHOOK_OUTCOMES } from '#contracts/admin-money.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { listWebhooks } from '../money-api.ts'
-import { FilterSelect, ListState, PAGE_SIZE, Paging, tableWrapClass, thClass, useMoneyList } from './shared.tsx'
+import { FilterSelect, ListState, PAGE_SIZE, Paging } from './shared.tsx'
 
 type Filter = { provider: string; outcome: string; replays: boolean }
 const NO_FILTER: Filter = { provider: '', outcome: '', replays: false }
@@ -16,7 +18,7 @@ export function WebhooksTab({ locale }: { locale: Locale }) {
   const [draft, setDraft] = useState<Filter>(NO_FILTER)
   const [filter, setFilter] = useState<Filter>(NO_FILTER)
   const [page, setPage] = useState(1)
-  const { data, problem } = useMoneyList(
+  const { data, problem } = useAdminData(
     (signal) =>
       listWebhooks(
         {
@@ -83,64 +85,48 @@ export function WebhooksTab({ locale }: { locale: Locale }) {
       </form>
       <ListState loaded={data !== null} empty={data?.items.length === 0} problem={problem} />
       {data && data.items.length > 0 ? (
-        <div className={tableWrapClass}>
-          <table className="w-full text-sm" data-testid="money-webhooks">
-            <caption className="sr-only">{t('tabs.webhooks')}</caption>
-            <thead className="bg-zinc-900 text-zinc-300">
-              <tr>
-                <th scope="col" className={thClass}>
-                  {t('columns.received')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.provider')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.event')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.outcome')}
-                </th>
-                <th scope="col" className={thClass}>
-                  {t('columns.replays')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((event) => (
-                <tr key={`${event.provider}:${event.eventId}`} className="border-t border-zinc-800 align-top">
-                  <td className="p-3 whitespace-nowrap">{formatDateTime(locale, event.receivedAt)}</td>
-                  <td className="p-3">{event.provider === 'sandbox' ? t('sandbox') : event.provider}</td>
-                  <td className="p-3">
-                    <span className="block font-mono">
-                      <bdi dir="ltr">{event.type}</bdi>
-                    </span>
-                    <span className="block font-mono text-xs break-all text-zinc-400">
-                      <bdi dir="ltr">{event.eventId}</bdi>
-                    </span>
-                  </td>
-                  <td className="p-3">
-                    <span className={event.outcome === 'failed' ? 'text-rose-300' : undefined}>
-                      {t(`outcome.${event.outcome}`)}
-                    </span>
-                    {event.failure ? (
-                      <span className="block text-xs text-zinc-400">
-                        <bdi dir="ltr">{event.failure}</bdi>
-                      </span>
-                    ) : null}
-                  </td>
-                  <td className="p-3 whitespace-nowrap">
-                    {formatNumber(locale, event.duplicates)}
-                    {event.lastReceivedAt ? (
-                      <span className="block text-xs text-zinc-400">
-                        {formatDateTime(locale, event.lastReceivedAt)}
-                      </span>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ConsoleTable
+          caption={t('tabs.webhooks')}
+          testId="money-webhooks"
+          columns={[
+            t('columns.received'),
+            t('columns.provider'),
+            t('columns.event'),
+            t('columns.outcome'),
+            t('columns.replays'),
+          ]}
+        >
+          {data.items.map((event) => (
+            <tr key={`${event.provider}:${event.eventId}`} className="border-t border-zinc-800 align-top">
+              <td className="p-3 whitespace-nowrap">{formatDateTime(locale, event.receivedAt)}</td>
+              <td className="p-3">{event.provider === 'sandbox' ? t('sandbox') : event.provider}</td>
+              <td className="p-3">
+                <span className="block font-mono">
+                  <bdi dir="ltr">{event.type}</bdi>
+                </span>
+                <span className="block font-mono text-xs break-all text-zinc-400">
+                  <bdi dir="ltr">{event.eventId}</bdi>
+                </span>
+              </td>
+              <td className="p-3">
+                <span className={event.outcome === 'failed' ? 'text-rose-300' : undefined}>
+                  {t(`outcome.${event.outcome}`)}
+                </span>
+                {event.failure ? (
+                  <span className="block text-xs text-zinc-400">
+                    <bdi dir="ltr">{event.failure}</bdi>
+                  </span>
+                ) : null}
+              </td>
+              <td className="p-3 whitespace-nowrap">
+                {formatNumber(locale, event.duplicates)}
+                {event.lastReceivedAt ? (
+                  <span className="block text-xs text-zinc-400">{formatDateTime(locale, event.lastReceivedAt)}</span>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </ConsoleTable>
       ) : null}
       {data ? <Paging locale={locale} page={page} hasMore={data.hasMore} onPage={setPage} /> : null}
     </section>

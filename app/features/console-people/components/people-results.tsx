@@ -1,9 +1,11 @@
 import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
+import { Pager } from '#app/features/console/components/load-state.tsx'
 import { formatDate, formatNumber } from '#app/lib/format.ts'
 import type { PeoplePage } from '#contracts/admin-people.ts'
 import type { Locale } from '#contracts/locales.ts'
-import { linkClass, StateMark, Table, tdClass } from './shared.tsx'
+import { linkClass, StateMark, tdClass } from './shared.tsx'
 
 /** The search's page of people (each a link to their page) and the paging under it. */
 export function PeopleResults({
@@ -25,7 +27,7 @@ export function PeopleResults({
   }
   return (
     <>
-      <Table
+      <ConsoleTable
         caption={t('search.results')}
         testId="people-results"
         columns={[
@@ -53,29 +55,19 @@ export function PeopleResults({
             </td>
           </tr>
         ))}
-      </Table>
+      </ConsoleTable>
       {data.page === 1 && !data.hasMore ? null : (
-        <nav aria-label={t('paging.label')} className="mt-4 flex flex-wrap items-center gap-3">
-          <button
-            type="button"
-            className="button-secondary"
-            disabled={data.page <= 1}
-            onClick={() => onPage(data.page - 1)}
-          >
-            {t('paging.previous')}
-          </button>
-          <span className="text-sm text-zinc-400" aria-current="page">
-            {t('paging.page', { page: formatNumber(locale, data.page) })}
-          </span>
-          <button
-            type="button"
-            className="button-secondary"
-            disabled={!data.hasMore}
-            onClick={() => onPage(data.page + 1)}
-          >
-            {t('paging.next')}
-          </button>
-        </nav>
+        <Pager
+          words={{
+            label: t('paging.label'),
+            previous: t('paging.previous'),
+            next: t('paging.next'),
+            current: t('paging.page', { page: formatNumber(locale, data.page) }),
+          }}
+          page={data.page}
+          hasMore={data.hasMore}
+          onPage={onPage}
+        />
       )}
     </>
   )

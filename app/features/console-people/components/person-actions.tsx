@@ -1,12 +1,13 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { fieldClass, NoteField } from '#app/features/console/components/note-field.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatNumber } from '#app/lib/format.ts'
 import { MAX_DIAMOND_ADJUSTMENT, type PersonDetail } from '#contracts/admin-people.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { parseDiamonds } from '../diamonds.ts'
 import { adjustDiamonds, personAction } from '../people-api.ts'
-import { inputClass, Part } from './shared.tsx'
+import { Part } from './shared.tsx'
 
 type Done = (message: string, outcome?: 'deleted') => void
 
@@ -145,7 +146,7 @@ function DiamondsForm({ locale, userId, onDone }: { locale: Locale; userId: stri
               value={amount}
               onChange={(event) => setAmount(event.target.value)}
               aria-invalid={invalidField === `${id}-amount`}
-              className={`${inputClass} max-w-48`}
+              className={`${fieldClass} max-w-48`}
             />
           </div>
         </>
@@ -269,21 +270,15 @@ function ActionForm({
       </h3>
       <p className="text-sm text-zinc-400">{text}</p>
       {children?.(problem?.field ?? null)}
-      <div>
-        <label htmlFor={noteId} className="mb-1 block text-sm font-medium">
-          {t('actions.note')}
-        </label>
-        <textarea
-          id={noteId}
-          dir="auto"
-          rows={2}
-          maxLength={2000}
-          value={note}
-          onChange={(event) => setNote(event.target.value)}
-          aria-invalid={problem?.field === noteId}
-          className={`${inputClass} h-auto py-2`}
-        />
-      </div>
+      <NoteField
+        id={noteId}
+        label={t('actions.note')}
+        value={note}
+        onChange={setNote}
+        invalid={problem?.field === noteId}
+        rows={2}
+        maxLength={2000}
+      />
       {problem ? (
         <p role="alert" className="text-sm text-rose-300">
           {problem.text}

@@ -1,9 +1,10 @@
 import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
 import type { PersonDetail } from '#contracts/admin-people.ts'
 import type { Locale } from '#contracts/locales.ts'
-import { linkClass, Part, Table, tdClass } from './shared.tsx'
+import { linkClass, Part, tdClass } from './shared.tsx'
 
 type Props = { locale: Locale; person: PersonDetail }
 
@@ -15,7 +16,7 @@ export function PersonCharacters({ locale, person }: Props) {
       {person.characters.length === 0 ? (
         <p className="text-zinc-400">{t('person.noCharacters')}</p>
       ) : (
-        <Table
+        <ConsoleTable
           caption={t('person.characters')}
           testId="person-characters"
           columns={[t('columns.character'), t('columns.visibility'), t('columns.chats'), t('columns.created')]}
@@ -42,7 +43,7 @@ export function PersonCharacters({ locale, person }: Props) {
               <td className={`${tdClass} whitespace-nowrap`}>{formatDateTime(locale, character.createdAt)}</td>
             </tr>
           ))}
-        </Table>
+        </ConsoleTable>
       )}
     </Part>
   )
@@ -61,7 +62,7 @@ export function PersonReports({ locale, person }: Props) {
         {person.reportsMade.length === 0 ? (
           <p className="text-zinc-400">{t('person.noReports')}</p>
         ) : (
-          <Table
+          <ConsoleTable
             caption={t('person.reportsMade')}
             columns={[t('columns.when'), t('columns.character'), t('columns.reason'), t('columns.outcome')]}
           >
@@ -77,14 +78,14 @@ export function PersonReports({ locale, person }: Props) {
                 <td className={tdClass}>{state(report)}</td>
               </tr>
             ))}
-          </Table>
+          </ConsoleTable>
         )}
       </Part>
       <Part id="person-reports-received" title={t('person.reportsReceived')}>
         {person.reportsReceived.length === 0 ? (
           <p className="text-zinc-400">{t('person.noReports')}</p>
         ) : (
-          <Table
+          <ConsoleTable
             caption={t('person.reportsReceived')}
             columns={[
               t('columns.when'),
@@ -109,7 +110,7 @@ export function PersonReports({ locale, person }: Props) {
                 <td className={tdClass}>{state(report)}</td>
               </tr>
             ))}
-          </Table>
+          </ConsoleTable>
         )}
       </Part>
     </>

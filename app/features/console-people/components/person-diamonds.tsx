@@ -1,8 +1,9 @@
 import { useTranslation } from 'react-i18next'
+import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
 import { isLedgerReason, type PersonDetail } from '#contracts/admin-people.ts'
 import type { Locale } from '#contracts/locales.ts'
-import { Part, Table, tdClass } from './shared.tsx'
+import { Part, tdClass } from './shared.tsx'
 
 /** The balance and the newest ledger entries, amounts signed and grouped by the locale. */
 export function PersonDiamonds({ locale, person }: { locale: Locale; person: PersonDetail }) {
@@ -16,7 +17,7 @@ export function PersonDiamonds({ locale, person }: { locale: Locale; person: Per
       {person.ledger.length === 0 ? (
         <p className="text-zinc-400">{t('person.noLedger')}</p>
       ) : (
-        <Table
+        <ConsoleTable
           caption={t('person.ledger')}
           testId="person-ledger"
           columns={[t('columns.when'), t('columns.amount'), t('columns.reason'), t('columns.reference')]}
@@ -37,7 +38,7 @@ export function PersonDiamonds({ locale, person }: { locale: Locale; person: Per
               </td>
             </tr>
           ))}
-        </Table>
+        </ConsoleTable>
       )}
     </Part>
   )

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
+import { useConsoleSubmit } from '#app/features/console/use-console-submit.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { adminApi } from '../admin-api.ts'
 import { cleanCode } from '../console-state.ts'
@@ -14,20 +15,14 @@ export function ConfirmCodeDialog({ onDone }: { onDone: (confirmed: boolean) => 
   const { t } = useTranslation('console')
   const { t: tc } = useTranslation()
   const [code, setCode] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
+  const { busy, problem, run } = useConsoleSubmit((error) => apiErrorMessage(tc, error))
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
-    setBusy(true)
-    setProblem(null)
-    try {
+    void run(async () => {
       await adminApi('/admin/confirm', { method: 'POST', body: { code: cleanCode(code) } })
       onDone(true)
-    } catch (error) {
-      setBusy(false)
-      setProblem(apiErrorMessage(tc, error))
-    }
+    })
   }
 
   return (

@@ -1,5 +1,6 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react'
 import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
+import { useConsoleSubmit } from '#app/features/console/use-console-submit.ts'
 import { inputClass } from './code-field.tsx'
 
 type NoteDialogProps = {
@@ -25,19 +26,11 @@ type NoteDialogProps = {
 export function NoteDialog(props: NoteDialogProps) {
   const id = useId()
   const [note, setNote] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
+  const { busy, problem, run } = useConsoleSubmit(props.describeError)
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
-    setBusy(true)
-    setProblem(null)
-    try {
-      await props.onConfirm(note.trim())
-    } catch (error) {
-      setBusy(false)
-      setProblem(props.describeError(error))
-    }
+    void run(() => props.onConfirm(note.trim()))
   }
 
   return (
