@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react'
+import { type ReactNode, useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Links, Meta, Outlet, ScrollRestoration, type ShouldRevalidateFunctionArgs, useLocation } from 'react-router'
 import { DeferredScripts } from '#app/components/deferred-scripts.tsx'
@@ -45,6 +45,11 @@ export function Layout({ children }: { children: ReactNode }) {
   const handoff = { locale, resources: i18n.store?.data[locale] ?? {} }
   useFullReloadOnNewBuild()
   useUserInfoAfterNavigation()
+  // Set once React has committed the hydrated page (effects run only then): from here on a click
+  // reaches React's handlers. Browser tests wait for it; `hydrateRoot` alone marks too early.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = 'true'
+  }, [])
   return (
     <html lang={LOCALE_TAGS[locale]} dir={directionOf(locale)} className="dark">
       <head>

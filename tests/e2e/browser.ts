@@ -195,8 +195,12 @@ export const PERSON_USER_AGENT =
 
 export const screenshotDir = path.join(root, 'tests', 'e2e', 'screenshots')
 
-/** True once React has hydrated the page (its root container is on `document`). */
-export const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
+/**
+ * True once React has committed the hydrated page: the root layout's effect sets
+ * `<html data-hydrated>`. (The `__reactContainer` key on `document` comes at `hydrateRoot`, before
+ * hydration, which runs as a transition: a click then could land on markup React had yet to take.)
+ */
+export const HYDRATED = () => document.documentElement.dataset.hydrated === 'true'
 
 /** Logs in through the login page (English labels) and waits for the signed-in header. */
 export async function logIn(page: Page, serverUrl: string, user: { email: string; password: string }) {

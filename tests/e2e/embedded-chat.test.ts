@@ -7,6 +7,7 @@ import enChat from '#locales/en/chat.json' with { type: 'json' }
 import { LLAMA_DIR } from '#tests/helpers/llama-server.ts'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   PERSON_USER_AGENT,
   type RunningServer,
@@ -23,7 +24,6 @@ const installed = await import('node-llama-cpp').then(
   () => true,
   () => false,
 )
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const chatter = { username: 'localchat', email: 'localchat@example.test', password: 'a lantern over the harbour' }
 const LOCALES = { en: { chat: enChat, prefix: '' }, ar: { chat: arChat, prefix: '/ar' } } as const
 

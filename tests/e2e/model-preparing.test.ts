@@ -7,6 +7,7 @@ import enChat from '#locales/en/chat.json' with { type: 'json' }
 import type { OpenAiApiDouble } from '#tests/doubles/openai-api.ts'
 import {
   chromiumPath,
+  HYDRATED,
   PERSON_USER_AGENT,
   type RunningServer,
   screenshotDir,
@@ -22,7 +23,6 @@ import {
 // `chatProvider` comes from a stand-in for GET /api/models (the built server runs no embedded model
 // here); the reply's MODEL_PREPARING comes from the server itself, its model answering 503
 // model_preparing as the embedded provider does.
-const HYDRATED = () => Object.keys(document).some((k) => k.startsWith('__reactContainer'))
 const chatter = { username: 'preparer', email: 'preparer@example.test', password: 'a lantern over the harbour' }
 const LOCALES = { en: { chat: enChat, prefix: '' }, ar: { chat: arChat, prefix: '/ar' } } as const
 

@@ -4,6 +4,7 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   chromiumPath,
+  HYDRATED,
   launchBrowser,
   type RunningServer,
   screenshotDir,
@@ -56,7 +57,7 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
     expect(await page.getByPlaceholder('Search AI characters...').count()).toBe(1)
     expect(await page.getByText('© 2025 Taleweave').count()).toBe(1)
     // Wait for hydration: React attaches its root container property to the document.
-    await page.waitForFunction(() => Object.keys(document).some((k) => k.startsWith('__reactContainer')))
+    await page.waitForFunction(HYDRATED)
 
     // A marker on window survives client-side navigation and dies with a full page load.
     await page.evaluate(() => {
@@ -114,7 +115,7 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 360, height: 740 } })
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
-    await page.waitForFunction(() => Object.keys(document).some((k) => k.startsWith('__reactContainer')))
+    await page.waitForFunction(HYDRATED)
     const sidebar = page.locator('#sidebar')
     expect(await sidebar.isVisible()).toBe(false)
     // Nothing wider than the screen.
@@ -163,7 +164,7 @@ describe.skipIf(!chromiumPath)('app shell in a browser', () => {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
-    await page.waitForFunction(() => Object.keys(document).some((k) => k.startsWith('__reactContainer')))
+    await page.waitForFunction(HYDRATED)
     // The build it runs, fetched once after idle.
     await page.waitForResponse((r) => /\/builds\/meta\/[^/]+\.json$/.test(new URL(r.url()).pathname))
     await page.evaluate(() => {

@@ -83,12 +83,9 @@ export function CharacterForm({
   const { t } = useTranslation('characters-edit')
   const { t: tCommon } = useTranslation()
   const key = draftKey(roleId)
-  const [restored] = useState(() => loadDraft(key))
-  const [state, setState] = useState<CharacterFormState>(() =>
-    restored ? withSourceLanguage(restored.state, initial) : initial,
-  )
-  const [showRestored, setShowRestored] = useState(Boolean(restored))
-  const [imagesDropped, setImagesDropped] = useState(restored?.imagesDropped ?? false)
+  const [state, setState] = useState<CharacterFormState>(initial)
+  const [showRestored, setShowRestored] = useState(false)
+  const [imagesDropped, setImagesDropped] = useState(false)
   const [attempted, setAttempted] = useState(false)
   const [fromServer, setFromServer] = useState<FieldProblem[]>([])
   const [summary, setSummary] = useState<string | null>(null)
@@ -98,6 +95,18 @@ export function CharacterForm({
   const touched = useRef(false)
   // The user's lorebooks attached to the character (ADR 043), stored after the character's save.
   const lorebooks = useAttachedLorebooks(roleId)
+
+  // The draft comes back after hydration, not in the first render: the server's page has none,
+  // and a first render that differed from it would be thrown away and rendered again.
+  const initialRef = useRef(initial)
+  initialRef.current = initial
+  useEffect(() => {
+    const restored = loadDraft(key)
+    if (!restored) return
+    setState(withSourceLanguage(restored.state, initialRef.current))
+    setShowRestored(true)
+    setImagesDropped(restored.imagesDropped)
+  }, [key])
 
   // Keep the draft while typing; nothing is stored until the user changes something.
   useEffect(() => {
