@@ -119,6 +119,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // Loading the server-rendering bundle and opening the database can take longer than Fastify's
+    // 10 s on a busy machine (seen at a load average of 12 on 2 cores); a slow start is not a failure.
+    pluginTimeout: 120_000,
     // Drop idle keep-alive sockets at once on close; requests in flight are drained.
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
