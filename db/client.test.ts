@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openDatabase } from '#db/client.ts'
+import { PGLITE_SETTINGS } from '#db/pglite-settings.ts'
 import { users } from '#db/schema/users.ts'
 import { createUser } from '#tests/factories/user.ts'
 import { openTestDatabase } from '#tests/helpers/test-database.ts'
@@ -24,5 +26,20 @@ describe('database', () => {
     const rows = await database.db.select().from(users)
     expect(rows).toHaveLength(1)
     expect(rows[0]?.id).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})
+
+describe('PGlite', () => {
+  it("starts with the app's memory settings, not PostgreSQL's server defaults (ADR 063)", async () => {
+    const database = openDatabase({ dataDir: 'memory://' })
+    try {
+      for (const [name, value] of Object.entries(PGLITE_SETTINGS)) {
+        const result = await database.db.execute(sql.raw(`SHOW ${name}`))
+        expect((result as unknown as { rows: Record<string, string>[] }).rows[0]?.[name]).toBe(value)
+      }
+      expect(PGLITE_SETTINGS.shared_buffers).toBe('16MB')
+    } finally {
+      await database.close()
+    }
   })
 })

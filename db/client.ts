@@ -10,6 +10,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
 import { isDatabaseUnavailable } from './connection-errors.ts'
+import { pgliteStartParams } from './pglite-settings.ts'
 import { withPreparedStatements } from './pglite-statements.ts'
 import * as schema from './schema/index.ts'
 
@@ -144,7 +145,7 @@ function openPglite(dataDir: string): DatabaseHandle {
   const inMemory = dataDir.startsWith('memory://')
   const location = inMemory ? dataDir : path.resolve(dataDir, 'pglite')
   if (!inMemory) mkdirSync(location, { recursive: true })
-  const client = new PGlite(location)
+  const client = new PGlite(location, { startParams: pgliteStartParams() })
   // Drizzle's queries go through named statements PGlite keeps (ADR 020); migrations do not.
   const db = drizzlePglite({ client: withPreparedStatements(client) as unknown as PGlite, schema }) as unknown as Db
   return {

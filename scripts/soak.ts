@@ -76,7 +76,9 @@ type Instance = { url: string; child: ReturnType<typeof spawn> }
 async function startInstance(): Promise<Instance> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = spawn(process.execPath, [path.join(root, 'server', 'index.ts')], {
+  // SOAK_SERVER_FLAGS: Node flags for the server, as `npm start` gives them (bench/memory.ts).
+  const flags = (process.env.SOAK_SERVER_FLAGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...flags, path.join(root, 'server', 'index.ts')], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

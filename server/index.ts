@@ -5,7 +5,6 @@ import { parseEnv } from 'node:util'
 import { openDatabase } from '#db/client.ts'
 import { buildApp } from '#server/app.ts'
 import { ConfigError, loadConfig } from '#server/config.ts'
-import { seedDemo } from '#server/demo-content.ts'
 import { openKeyValueStore } from '#server/lib/key-value-store.ts'
 import { readPlansFile } from '#server/modules/entitlements/plans-file.ts'
 import { logChatProvider } from '#server/modules/models/chat-provider-log.ts'
@@ -59,6 +58,9 @@ async function main() {
   // Outside production the product starts with its demo content, so a fresh clone has something
   // to show. Only what is missing is added, so restarts are quick.
   if (!config.isProduction) {
+    // Imported here only: production never seeds, and the drawing library behind the demo avatars
+    // alone holds ~5 MB of heap (ADR 063).
+    const { seedDemo } = await import('#server/demo-content.ts')
     const seeded = await seedDemo(database.db, app.services)
     app.log.info({ seeded }, 'demo content ready')
   }

@@ -40,3 +40,35 @@ describe.each(backends)('key-value store (%s)', (_name, url) => {
     await expect(store.ping()).resolves.toBeUndefined()
   })
 })
+
+describe('in-process key-value store bound', () => {
+  it('drops the oldest cache values past its bound, and never a value set without `cache`', async () => {
+    const store = openKeyValueStore(undefined, 'rp:', { cacheChars: 100 })
+    try {
+      await store.set('marker', 'x'.repeat(500), 60_000)
+      await store.increment('rate:someone', 60_000)
+      for (let i = 0; i < 5; i++) await store.set(`cache:${i}`, 'v'.repeat(30), 60_000, { cache: true })
+      // Each cache entry holds 7 + 30 characters: two fit in 100, the three oldest are gone.
+      expect(await store.get('cache:0')).toBeNull()
+      expect(await store.get('cache:2')).toBeNull()
+      expect(await store.get('cache:3')).toBe('v'.repeat(30))
+      expect(await store.get('cache:4')).toBe('v'.repeat(30))
+      expect(await store.get('marker')).toBe('x'.repeat(500))
+      expect((await store.increment('rate:someone', 60_000)).count).toBe(2)
+      // Overwriting an entry counts its new size only, and deleting frees its room.
+      await store.set('cache:4', 'w'.repeat(30), 60_000, { cache: true })
+      expect(await store.get('cache:3')).toBe('v'.repeat(30))
+      await store.delete('cache:3')
+      await store.set('cache:5', 'u'.repeat(30), 60_000, { cache: true })
+      expect(await store.get('cache:4')).toBe('w'.repeat(30))
+      expect(await store.get('cache:5')).toBe('u'.repeat(30))
+      // A value set again without `cache` is no longer the cache's to drop.
+      await store.set('cache:4', 'kept', 60_000)
+      for (let i = 6; i < 10; i++) await store.set(`cache:${i}`, 'v'.repeat(30), 60_000, { cache: true })
+      expect(await store.get('cache:4')).toBe('kept')
+      expect(await store.get('cache:5')).toBeNull()
+    } finally {
+      await store.close()
+    }
+  })
+})

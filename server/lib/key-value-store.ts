@@ -7,7 +7,12 @@ import { Redis } from 'ioredis'
 export type KeyValueStore = {
   readonly kind: 'memory' | 'redis'
   get(key: string): Promise<string | null>
-  set(key: string, value: string, ttlMs: number): Promise<void>
+  /**
+   * `cache: true`: a value that can be computed again (a cached listing). The in-process store may
+   * drop it before it expires, oldest first, to keep what such values hold under its bound; values
+   * without it (markers, sessions, counters) are only ever dropped when they expire.
+   */
+  set(key: string, value: string, ttlMs: number, options?: SetOptions): Promise<void>
   /** Sets only when absent; true when this call set it. For once-only work across instances. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
   /** Adds 1 and returns the new count and the time left; the window starts at the first hit. */
@@ -17,17 +22,58 @@ export type KeyValueStore = {
   close(): Promise<void>
 }
 
-export function openKeyValueStore(redisUrl: string | undefined, prefix = 'rp:'): KeyValueStore {
-  return redisUrl ? redisStore(redisUrl, prefix) : memoryStore()
+export type SetOptions = { cache?: boolean }
+
+export type KeyValueStoreOptions = {
+  /**
+   * In-process store: the most the values set with `cache: true` may hold together, in characters
+   * of key and value (about bytes: cached values are JSON, mostly one byte per character). Default
+   * 32 MiB. Redis bounds itself (`maxmemory`).
+   */
+  cacheChars?: number
 }
 
-function memoryStore(): KeyValueStore {
+const DEFAULT_CACHE_CHARS = 32 * 1024 * 1024
+
+export function openKeyValueStore(
+  redisUrl: string | undefined,
+  prefix = 'rp:',
+  options: KeyValueStoreOptions = {},
+): KeyValueStore {
+  return redisUrl ? redisStore(redisUrl, prefix) : memoryStore(options.cacheChars ?? DEFAULT_CACHE_CHARS)
+}
+
+function memoryStore(cacheChars: number): KeyValueStore {
   const entries = new Map<string, { value: string; expiresAt: number }>()
+  /** The keys of cache values, oldest first, with their size; their total is `cached`. */
+  const cacheSizes = new Map<string, number>()
+  let cached = 0
+  const remove = (key: string) => {
+    entries.delete(key)
+    const size = cacheSizes.get(key)
+    if (size !== undefined) {
+      cacheSizes.delete(key)
+      cached -= size
+    }
+  }
+  const put = (key: string, value: string, ttlMs: number, cache = false) => {
+    remove(key)
+    entries.set(key, { value, expiresAt: Date.now() + ttlMs })
+    if (!cache) return
+    const size = key.length + value.length
+    cacheSizes.set(key, size)
+    cached += size
+    while (cached > cacheChars) {
+      const oldest = cacheSizes.keys().next().value
+      if (oldest === undefined) break
+      remove(oldest)
+    }
+  }
   const live = (key: string) => {
     const entry = entries.get(key)
     if (!entry) return undefined
     if (entry.expiresAt <= Date.now()) {
-      entries.delete(key)
+      remove(key)
       return undefined
     }
     return entry
@@ -35,7 +81,7 @@ function memoryStore(): KeyValueStore {
   // Expired entries are also swept in the background so an idle key does not stay forever.
   const sweeper = setInterval(() => {
     const now = Date.now()
-    for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key)
+    for (const [key, entry] of entries) if (entry.expiresAt <= now) remove(key)
   }, 60_000)
   sweeper.unref()
   return {
@@ -43,18 +89,18 @@ function memoryStore(): KeyValueStore {
     async get(key) {
       return live(key)?.value ?? null
     },
-    async set(key, value, ttlMs) {
-      entries.set(key, { value, expiresAt: Date.now() + ttlMs })
+    async set(key, value, ttlMs, options) {
+      put(key, value, ttlMs, options?.cache)
     },
     async setIfAbsent(key, value, ttlMs) {
       if (live(key)) return false
-      entries.set(key, { value, expiresAt: Date.now() + ttlMs })
+      put(key, value, ttlMs)
       return true
     },
     async increment(key, windowMs) {
       const entry = live(key)
       if (!entry) {
-        entries.set(key, { value: '1', expiresAt: Date.now() + windowMs })
+        put(key, '1', windowMs)
         return { count: 1, ttlMs: windowMs }
       }
       const count = Number(entry.value) + 1
@@ -62,12 +108,14 @@ function memoryStore(): KeyValueStore {
       return { count, ttlMs: entry.expiresAt - Date.now() }
     },
     async delete(key) {
-      entries.delete(key)
+      remove(key)
     },
     async ping() {},
     async close() {
       clearInterval(sweeper)
       entries.clear()
+      cacheSizes.clear()
+      cached = 0
     },
   }
 }

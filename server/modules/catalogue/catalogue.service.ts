@@ -137,7 +137,7 @@ export function createCatalogueService(
     if (!pending) {
       pending = (async () => {
         const value = await load()
-        await kv.set(key, `${version}\n${JSON.stringify(value)}`, ttlMs)
+        await kv.set(key, `${version}\n${JSON.stringify(value)}`, ttlMs, { cache: true })
         return value
       })().finally(() => loading.delete(flight))
       loading.set(flight, pending)
