@@ -26,7 +26,7 @@ export default function handleRequest(
   if (request.method.toUpperCase() === 'HEAD') {
     return new Response(null, { status: responseStatusCode, headers: responseHeaders })
   }
-  const { nonce } = loadContext.get(appLoadContext)
+  const { nonce, forCache } = loadContext.get(appLoadContext)
   const { locale } = splitLocalePath(new URL(request.url).pathname)
   // Only the routes that render count: after an error, the matches stop at the boundary showing it.
   const { matches, errors } = routerContext.staticHandlerContext
@@ -38,9 +38,10 @@ export default function handleRequest(
   return new Promise((resolve, reject) => {
     let shellRendered = false
     const userAgent = request.headers.get('user-agent')
-    // Crawlers get the whole document at once; people get the shell as soon as it is ready.
+    // Crawlers and the render cache get the whole document at once; people get the shell as soon
+    // as it is ready.
     const readyOption: keyof RenderToPipeableStreamOptions =
-      (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? 'onAllReady' : 'onShellReady'
+      forCache || (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? 'onAllReady' : 'onShellReady'
     let timeoutId: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort(), streamTimeout + 1000)
 
     const { pipe, abort } = renderToPipeableStream(
