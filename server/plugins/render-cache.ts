@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ADULT_COOKIE } from '#contracts/catalogue.ts'
 import {
   type CachedPage,
@@ -20,6 +20,9 @@ import {
 export const SHARED_CACHE_CONTROL = 'public, max-age=0, s-maxage=30, stale-while-revalidate=30'
 /** Every other page: the browser may keep it, nothing shared may. */
 export const PRIVATE_CACHE_CONTROL = 'private, no-cache'
+
+/** How long one read of the catalogue version answers every page request (see `catalogueVersion` below). */
+const VERSION_MAX_AGE_MS = 200
 
 /** Response headers of a render that are not kept with a cached page (each is set per response). */
 const NOT_KEPT = new Set([
@@ -54,6 +57,8 @@ export function createRenderCache(options: {
   /** The build's id (its asset manifest version): a new build starts with an empty cache. */
   buildId: string
   catalogueVersion(): Promise<string>
+  /** How long a version read is used without asking again (tests set 0). */
+  versionMaxAgeMs?: number
   /** The page policy trusting these inline script hashes (from the security-headers plugin). */
   policy(scriptHashes: string[]): string
   /** Renders the page with no nonce, the whole document at once. */
@@ -62,13 +67,32 @@ export function createRenderCache(options: {
   const cache = createPageCache(options.cache)
   /** Renders in progress, so concurrent misses of one page render it once. */
   const rendering = new Map<string, Promise<Rendered>>()
-  /** The version query in flight: concurrent requests share it. */
-  let versionFlight: Promise<string> | null = null
-  const catalogueVersion = () => {
-    versionFlight ??= options.catalogueVersion().finally(() => {
-      versionFlight = null
-    })
-    return versionFlight
+  // The catalogue version, asked at most every VERSION_MAX_AGE_MS (requests meanwhile share the
+  // answer or the query in flight), and asked anew after any write this instance answers: a change
+  // made through this instance shows on its very next page, one made elsewhere (another instance,
+  // a background job) within that long. `epoch` counts those writes: an answer to a query started
+  // before one is not remembered, nor is such a query joined.
+  const maxAge = options.versionMaxAgeMs ?? VERSION_MAX_AGE_MS
+  let remembered: { version: string; askedAt: number } | null = null
+  let flight: Promise<string> | null = null
+  let epoch = 0
+  const catalogueVersion = (): string | Promise<string> => {
+    const now = performance.now()
+    if (remembered && now - remembered.askedAt < maxAge) return remembered.version
+    if (!flight) {
+      const asked = epoch
+      const query = options
+        .catalogueVersion()
+        .then((version) => {
+          if (epoch === asked) remembered = { version, askedAt: now }
+          return version
+        })
+        .finally(() => {
+          if (flight === query) flight = null
+        })
+      flight = query
+    }
+    return flight
   }
 
   async function renderToCache(request: FastifyRequest, reply: FastifyReply, adult: boolean): Promise<Rendered> {
@@ -120,7 +144,9 @@ export function createRenderCache(options: {
 
     async serve(request: FastifyRequest, reply: FastifyReply) {
       const adult = request.cookies[ADULT_COOKIE] === '1'
-      const key = pageKey({ build: options.buildId, catalogue: await catalogueVersion(), adult, url: request.url })
+      const known = catalogueVersion()
+      const version = typeof known === 'string' ? known : await known
+      const key = pageKey({ build: options.buildId, catalogue: version, adult, url: request.url })
       const cached = cache.get(key)
       if (cached) return send(request, reply, key, cached, 'hit')
       let flight = rendering.get(key)
@@ -138,6 +164,21 @@ export function createRenderCache(options: {
       // Not a page to keep (an error, a redirect, a route's own private answer): this request's
       // own render, or a render of its own when it waited for another's.
       return sendPrivate(reply, own ? rendered : await renderToCache(request, reply, adult))
+    },
+
+    /**
+     * Forgets the catalogue version after every answered write (any method but GET and HEAD), before
+     * its answer leaves: whatever it changed, the next page request reads the version anew.
+     */
+    watchWrites(app: FastifyInstance) {
+      app.addHook('onSend', async (request, _reply, payload) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD') {
+          epoch++
+          remembered = null
+          flight = null
+        }
+        return payload
+      })
     },
 
     stats: () => cache.stats(),

@@ -55,50 +55,53 @@ export default fp(
       await serveBuiltAssets(app, path.resolve(options.buildDir, 'client'))
     }
 
+    const contextFor = (request: FastifyRequest, nonce: string, adultConfirmed: boolean, forCache: boolean) =>
+      entryOf(getBuild).then((entry) =>
+        entry.createLoadContext({
+          nonce,
+          forCache,
+          requestId: request.id,
+          catalogue: options.services.catalogue,
+          plans: options.services.entitlements,
+          blog: options.services.blog,
+          friendshipLinks: options.services.friendshipLinks,
+          // Pages are rendered without the bearer token (it lives in the browser's storage), so a
+          // page request knows only what cookies say; signed-in specifics load through the API.
+          viewer: { userId: null, adultConfirmed },
+          features: {
+            googleSignIn: options.services.googleSignIn.enabled,
+            captcha: {
+              provider: options.services.humanVerification.provider,
+              siteKey: options.services.humanVerification.siteKey ?? null,
+            },
+          },
+        }),
+      )
+
+    // Not under the dev server: its modules change under it, and its page policy has no nonce.
+    const renderCache =
+      vite || options.pageCache === false
+        ? null
+        : createRenderCache({
+            cache: options.pageCache,
+            buildId,
+            catalogueVersion: () => options.services.catalogue.listingVersion(),
+            policy: (hashes) => app.hashedPagePolicy(hashes),
+            render: async (request, reply, adult) =>
+              handleRequest(
+                toWebRequest(request, reply, origin),
+                (await contextFor(request, '', adult, true)) as never,
+              ),
+          })
+
+    // On the app itself (this plugin is not encapsulated): the API's writes count too.
+    renderCache?.watchWrites(app)
+
     // Page requests carry form posts and React Router data requests; their bodies go to the
     // router untouched, so this scope parses nothing.
     await app.register(async (pages) => {
       pages.removeAllContentTypeParsers()
       pages.addContentTypeParser('*', (_request, _payload, done) => done(null))
-
-      const contextFor = (request: FastifyRequest, nonce: string, adultConfirmed: boolean, forCache: boolean) =>
-        entryOf(getBuild).then((entry) =>
-          entry.createLoadContext({
-            nonce,
-            forCache,
-            requestId: request.id,
-            catalogue: options.services.catalogue,
-            plans: options.services.entitlements,
-            blog: options.services.blog,
-            friendshipLinks: options.services.friendshipLinks,
-            // Pages are rendered without the bearer token (it lives in the browser's storage), so a
-            // page request knows only what cookies say; signed-in specifics load through the API.
-            viewer: { userId: null, adultConfirmed },
-            features: {
-              googleSignIn: options.services.googleSignIn.enabled,
-              captcha: {
-                provider: options.services.humanVerification.provider,
-                siteKey: options.services.humanVerification.siteKey ?? null,
-              },
-            },
-          }),
-        )
-
-      // Not under the dev server: its modules change under it, and its page policy has no nonce.
-      const renderCache =
-        vite || options.pageCache === false
-          ? null
-          : createRenderCache({
-              cache: options.pageCache,
-              buildId,
-              catalogueVersion: () => options.services.catalogue.listingVersion(),
-              policy: (hashes) => app.hashedPagePolicy(hashes),
-              render: async (request, reply, adult) =>
-                handleRequest(
-                  toWebRequest(request, reply, origin),
-                  (await contextFor(request, '', adult, true)) as never,
-                ),
-            })
 
       const render = async (request: FastifyRequest, reply: FastifyReply) => {
         // `/api` belongs to the API: an unknown call there is a JSON 404, never a page.
