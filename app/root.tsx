@@ -42,7 +42,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const { locale } = splitLocalePath(pathname)
   const nonce = useNonce()
   const { i18n } = useTranslation()
-  const handoff = { locale, resources: i18n.store?.data[locale] ?? {} }
+  const handoff = handoffScript(locale, i18n.store?.data[locale] ?? {})
   useFullReloadOnNewBuild()
   useUserInfoAfterNavigation()
   // Set once React has committed the hydrated page (effects run only then): from here on a click
@@ -65,7 +65,7 @@ export function Layout({ children }: { children: ReactNode }) {
           nonce={nonce}
           suppressHydrationWarning
           // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON with `<` escaped, nonce'd.
-          dangerouslySetInnerHTML={{ __html: `window.__I18N__=${safeJson(handoff)}` }}
+          dangerouslySetInnerHTML={{ __html: handoff }}
         />
       </head>
       <body>
@@ -76,6 +76,21 @@ export function Layout({ children }: { children: ReactNode }) {
       </body>
     </html>
   )
+}
+
+/**
+ * The `window.__I18N__` script: the page's locale and namespaces. On the server each i18next
+ * instance is shared by every render of its locale and namespaces and never changes, so its text
+ * is built once per instance; in the browser the store grows as pages load namespaces.
+ */
+const handoffs = new WeakMap<object, string>()
+function handoffScript(locale: string, resources: object): string {
+  const server = typeof document === 'undefined'
+  const known = server ? handoffs.get(resources) : undefined
+  if (known !== undefined) return known
+  const script = `window.__I18N__=${safeJson({ locale, resources })}`
+  if (server) handoffs.set(resources, script)
+  return script
 }
 
 function safeJson(value: unknown): string {

@@ -6,8 +6,13 @@ import type { FriendshipLinks } from '#contracts/site.ts'
 
 /** What the HTTP server hands to every loader and to the SSR entry for one request. */
 export type AppLoadContextValues = {
-  /** CSP nonce for the scripts this response emits. */
+  /** CSP nonce for the scripts this response emits ('' for a page rendered for the cache). */
   nonce: string
+  /**
+   * Rendered for the shared render cache (ADR 062): the whole document at once, so what is stored
+   * is complete and every inline script in it can be trusted by its hash.
+   */
+  forCache?: boolean
   requestId: string
   catalogue: CatalogueReader
   plans: { listPlans(): Promise<Plan[]> }

@@ -3,7 +3,7 @@ import { pagePolicy } from './security-headers.ts'
 
 describe('page content security policy', () => {
   it('allows scripts only with this response’s nonce, and no foreign frames by default', () => {
-    const policy = pagePolicy('abc123', false)
+    const policy = pagePolicy(["'nonce-abc123'"], false)
     expect(policy).toContain("script-src 'self' 'nonce-abc123' 'strict-dynamic'")
     expect(policy).toContain("frame-src 'self'")
     expect(policy).not.toContain('cloudflare')
@@ -12,8 +12,14 @@ describe('page content security policy', () => {
   })
 
   it('adds the configured frame sources, and upgrades requests in production', () => {
-    const policy = pagePolicy('n', true, ['https://challenges.cloudflare.com'])
+    const policy = pagePolicy(["'nonce-n'"], true, ['https://challenges.cloudflare.com'])
     expect(policy).toContain("frame-src 'self' https://challenges.cloudflare.com")
     expect(policy).toContain('upgrade-insecure-requests')
+  })
+
+  it('trusts a cached page’s inline scripts by their hashes, with no nonce', () => {
+    const policy = pagePolicy(["'sha256-AAAA'", "'sha256-BBBB'"], false)
+    expect(policy).toContain("script-src 'self' 'sha256-AAAA' 'sha256-BBBB' 'strict-dynamic'")
+    expect(policy).not.toContain('nonce')
   })
 })

@@ -8,6 +8,10 @@ declare module 'fastify' {
     /** Per-request CSP nonce; SSR stamps it on every inline and module script it emits. */
     cspNonce: string
   }
+  interface FastifyInstance {
+    /** The page policy for a page from the render cache: its inline scripts by hash, no nonce (ADR 062). */
+    hashedPagePolicy(scriptHashes: string[]): string
+  }
 }
 
 /**
@@ -32,6 +36,9 @@ export default fp(
     })
 
     app.decorateRequest('cspNonce', '')
+    app.decorate('hashedPagePolicy', (scriptHashes: string[]) =>
+      pagePolicy(scriptHashes, options.production, options.frameSources),
+    )
     app.addHook('onRequest', async (request) => {
       request.cspNonce = randomBytes(16).toString('base64')
     })
@@ -44,7 +51,7 @@ export default fp(
       else if (type.startsWith('text/html')) {
         policy = options.devServer
           ? devServerPagePolicy()
-          : pagePolicy(request.cspNonce, options.production, options.frameSources)
+          : pagePolicy([`'nonce-${request.cspNonce}'`], options.production, options.frameSources)
       } else policy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
       reply.header('content-security-policy', policy)
       return payload
@@ -75,11 +82,16 @@ const PERMISSIONS_POLICY = [
   .map((feature) => `${feature}=()`)
   .join(', ')
 
-export function pagePolicy(nonce: string, production: boolean, frameSources: string[] = []): string {
+/**
+ * A page's policy. `scriptSources` trust its inline scripts: the request's `'nonce-…'`, or for a
+ * page from the render cache the `'sha256-…'` of each of them (a nonce stored with a cached page
+ * would be known to everyone who fetched it; ADR 062).
+ */
+export function pagePolicy(scriptSources: string[], production: boolean, frameSources: string[] = []): string {
   const directives = [
     "default-src 'self'",
-    // 'strict-dynamic' lets the nonce'd entry scripts load the route chunks they import.
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    // 'strict-dynamic' lets the trusted inline scripts load the route chunks they import.
+    `script-src 'self' ${scriptSources.join(' ')} 'strict-dynamic'`,
     // Inline style attributes and the toast library's injected stylesheet; styles cannot run code.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",

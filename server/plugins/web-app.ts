@@ -10,7 +10,9 @@ import { createRequestHandler, type ServerBuild } from 'react-router'
 import type { ViteDevServer } from 'vite'
 import type { AppLoadContextValues } from '#app/lib/load-context.ts'
 import { ADULT_COOKIE } from '#contracts/catalogue.ts'
+import type { PageCacheOptions } from '#server/lib/page-cache.ts'
 import type { Services } from '#server/services.ts'
+import { createRenderCache, PRIVATE_CACHE_CONTROL } from './render-cache.ts'
 
 type WebAppOptions = {
   /** Output folder of `react-router build` (holds `client/` and `server/`). */
@@ -20,6 +22,8 @@ type WebAppOptions = {
   /** `npm run dev`: Vite serves the modules with hot reload and SSR loads the app from source. */
   vite?: ViteDevServer
   services: Services
+  /** The render cache of anonymous public pages (ADR 062); false turns it off. */
+  pageCache?: PageCacheOptions | false
 }
 
 type EntryModuleWithContext = { createLoadContext(values: AppLoadContextValues): unknown }
@@ -34,6 +38,7 @@ export default fp(
     const origin = new URL(options.publicUrl).origin
     let getBuild: () => Promise<ServerBuild>
     let handleRequest: ReturnType<typeof createRequestHandler>
+    let buildId = ''
     const { vite } = options
     if (vite) {
       await app.register(middie)
@@ -44,10 +49,53 @@ export default fp(
       handleRequest = router.createRequestHandler(getBuild, 'development')
     } else {
       const build = await loadBuild(options.buildDir)
+      buildId = build.assets.version
       getBuild = async () => build
       handleRequest = createRequestHandler(build, options.mode)
       await serveBuiltAssets(app, path.resolve(options.buildDir, 'client'))
     }
+
+    const contextFor = (request: FastifyRequest, nonce: string, adultConfirmed: boolean, forCache: boolean) =>
+      entryOf(getBuild).then((entry) =>
+        entry.createLoadContext({
+          nonce,
+          forCache,
+          requestId: request.id,
+          catalogue: options.services.catalogue,
+          plans: options.services.entitlements,
+          blog: options.services.blog,
+          friendshipLinks: options.services.friendshipLinks,
+          // Pages are rendered without the bearer token (it lives in the browser's storage), so a
+          // page request knows only what cookies say; signed-in specifics load through the API.
+          viewer: { userId: null, adultConfirmed },
+          features: {
+            googleSignIn: options.services.googleSignIn.enabled,
+            captcha: {
+              provider: options.services.humanVerification.provider,
+              siteKey: options.services.humanVerification.siteKey ?? null,
+            },
+          },
+        }),
+      )
+
+    // Not under the dev server: its modules change under it, and its page policy has no nonce.
+    const renderCache =
+      vite || options.pageCache === false
+        ? null
+        : createRenderCache({
+            cache: options.pageCache,
+            buildId,
+            catalogueVersion: () => options.services.catalogue.listingVersion(),
+            policy: (hashes) => app.hashedPagePolicy(hashes),
+            render: async (request, reply, adult) =>
+              handleRequest(
+                toWebRequest(request, reply, origin),
+                (await contextFor(request, '', adult, true)) as never,
+              ),
+          })
+
+    // On the app itself (this plugin is not encapsulated): the API's writes count too.
+    renderCache?.watchWrites(app)
 
     // Page requests carry form posts and React Router data requests; their bodies go to the
     // router untouched, so this scope parses nothing.
@@ -60,28 +108,11 @@ export default fp(
         if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) {
           return reply.callNotFound()
         }
+        if (renderCache?.handles(request, reply)) return renderCache.serve(request, reply)
         const webRequest = toWebRequest(request, reply, origin)
-        const entry = (await getBuild()).entry.module as unknown as EntryModuleWithContext
         // Under the dev server the page policy uses no nonce (Vite injects unsigned scripts).
         const nonce = vite ? '' : request.cspNonce
-        const context = entry.createLoadContext({
-          nonce,
-          requestId: request.id,
-          catalogue: options.services.catalogue,
-          plans: options.services.entitlements,
-          blog: options.services.blog,
-          friendshipLinks: options.services.friendshipLinks,
-          // Pages are rendered without the bearer token (it lives in the browser's storage), so a
-          // page request knows only what cookies say; signed-in specifics load through the API.
-          viewer: { userId: null, adultConfirmed: request.cookies[ADULT_COOKIE] === '1' },
-          features: {
-            googleSignIn: options.services.googleSignIn.enabled,
-            captcha: {
-              provider: options.services.humanVerification.provider,
-              siteKey: options.services.humanVerification.siteKey ?? null,
-            },
-          },
-        })
+        const context = await contextFor(request, nonce, request.cookies[ADULT_COOKIE] === '1', false)
         const response = await handleRequest(webRequest, context as never)
         return sendWebResponse(reply, response)
       }
@@ -95,6 +126,10 @@ export default fp(
   },
   { name: 'web-app', dependencies: ['security-headers'] },
 )
+
+async function entryOf(getBuild: () => Promise<ServerBuild>): Promise<EntryModuleWithContext> {
+  return (await getBuild()).entry.module as unknown as EntryModuleWithContext
+}
 
 async function loadBuild(buildDir: string): Promise<ServerBuild> {
   const serverEntry = path.resolve(buildDir, 'server', 'index.js')
@@ -155,6 +190,10 @@ function sendWebResponse(reply: FastifyReply, response: Response) {
   }
   const cookies = response.headers.getSetCookie()
   if (cookies.length > 0) reply.header('set-cookie', cookies)
+  // A page rendered for one visitor: never kept by a shared cache unless its route says otherwise.
+  if (!response.headers.has('cache-control') && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
+    reply.header('cache-control', PRIVATE_CACHE_CONTROL)
+  }
   if (!response.body) return reply.send()
   return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream))
 }

@@ -270,6 +270,9 @@ export function createCatalogueService(
   }
 
   return {
+    /** The catalogue version: the render cache (ADR 062) keys pages by it, as these listings do. */
+    listingVersion: (): Promise<string> => repo.listingVersion(),
+
     async listRoles(query: RoleListQuery, viewer: Viewer, requestedLocale: string): Promise<RoleList> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
       // First the version, then the data: what is read next is at least as new as the version.
