@@ -144,8 +144,14 @@ export function createRenderCache(options: {
 
     async serve(request: FastifyRequest, reply: FastifyReply) {
       const adult = request.cookies[ADULT_COOKIE] === '1'
-      const known = catalogueVersion()
-      const version = typeof known === 'string' ? known : await known
+      let version: string
+      try {
+        const known = catalogueVersion()
+        version = typeof known === 'string' ? known : await known
+      } catch {
+        // No version (the database is away): rendered for this visitor alone, as any page would be.
+        return sendPrivate(reply, await renderToCache(request, reply, adult))
+      }
       const key = pageKey({ build: options.buildId, catalogue: version, adult, url: request.url })
       const cached = cache.get(key)
       if (cached) return send(request, reply, key, cached, 'hit')
