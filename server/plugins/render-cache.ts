@@ -57,7 +57,7 @@ export function createRenderCache(options: {
   /** The build's id (its asset manifest version): a new build starts with an empty cache. */
   buildId: string
   catalogueVersion(): Promise<string>
-  /** How long a version read is used without asking again (tests set 0). */
+  /** How long a version read is used without asking again (default 200 ms). */
   versionMaxAgeMs?: number
   /** The page policy trusting these inline script hashes (from the security-headers plugin). */
   policy(scriptHashes: string[]): string
