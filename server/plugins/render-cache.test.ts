@@ -182,6 +182,24 @@ describe('render cache of anonymous pages (ADR 062)', () => {
     expect((await get('/characters')).headers['x-render-cache']).toBe('hit')
   })
 
+  it('renders for the visitor alone when the catalogue version cannot be read', async () => {
+    const catalogue = t.app.services.catalogue
+    const original = catalogue.listingVersion
+    catalogue.listingVersion = async () => {
+      throw new Error('database away')
+    }
+    try {
+      // A write first, so the version in memory is forgotten.
+      await t.app.inject({ method: 'POST', url: '/characters?sort=away', payload: '' })
+      const res = await get('/characters?sort=away')
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['x-render-cache']).toBe('bypass')
+      expect(res.headers['cache-control']).toBe('private, no-cache')
+    } finally {
+      catalogue.listingVersion = original
+    }
+  })
+
   it('renders a page once for requests that miss it together', async () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => get('/characters?sort=together')))
     expect(new Set(results.map((r) => r.body)).size).toBe(1)

@@ -57,7 +57,7 @@ export function createRenderCache(options: {
   /** The build's id (its asset manifest version): a new build starts with an empty cache. */
   buildId: string
   catalogueVersion(): Promise<string>
-  /** How long a version read is used without asking again (tests set 0). */
+  /** How long a version read is used without asking again (default 200 ms). */
   versionMaxAgeMs?: number
   /** The page policy trusting these inline script hashes (from the security-headers plugin). */
   policy(scriptHashes: string[]): string
@@ -144,8 +144,14 @@ export function createRenderCache(options: {
 
     async serve(request: FastifyRequest, reply: FastifyReply) {
       const adult = request.cookies[ADULT_COOKIE] === '1'
-      const known = catalogueVersion()
-      const version = typeof known === 'string' ? known : await known
+      let version: string
+      try {
+        const known = catalogueVersion()
+        version = typeof known === 'string' ? known : await known
+      } catch {
+        // No version (the database is away): rendered for this visitor alone, as any page would be.
+        return sendPrivate(reply, await renderToCache(request, reply, adult))
+      }
       const key = pageKey({ build: options.buildId, catalogue: version, adult, url: request.url })
       const cached = cache.get(key)
       if (cached) return send(request, reply, key, cached, 'hit')
