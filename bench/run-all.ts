@@ -13,13 +13,14 @@ import path from 'node:path'
 import { type BenchResult, renderResults } from './lib/report.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
-const BENCHES = ['pages', 'api', 'roles', 'growth', 'chat'] as const
+const BENCHES = ['pages', 'api', 'roles', 'growth', 'chat', 'memory'] as const
 const scriptOf: Record<(typeof BENCHES)[number], string> = {
   pages: 'pages.ts',
   api: 'api.ts',
   roles: 'roles.ts',
   growth: 'growth.ts',
   chat: 'chat-overhead.ts',
+  memory: 'memory.ts',
 }
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
 const selected = BENCHES.filter((name) => !only || only.includes(name))
