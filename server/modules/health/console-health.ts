@@ -110,8 +110,6 @@ export function createReplyRecorder(
   return Object.assign(record, { flush })
 }
 
-export type ReplyRecorder = ReturnType<typeof createReplyRecorder>
-
 export type ConsoleHealthDeps = {
   stats: HealthStatsRepo
   jobs: Pick<JobQueue, 'byState' | 'failed' | 'retryFailed'>
