@@ -40,6 +40,23 @@ const STALE_STATEMENT = new Set([
 
 type Statement = { name: string; paramTypes: number[] }
 
+// The same three messages end every call.
+const DESCRIBE_PORTAL = protocol.serialize.describe({ type: 'P' })
+const EXECUTE = protocol.serialize.execute({})
+const SYNC = protocol.serialize.sync()
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let length = 0
+  for (const part of parts) length += part.length
+  const joined = new Uint8Array(length)
+  let offset = 0
+  for (const part of parts) {
+    joined.set(part, offset)
+    offset += part.length
+  }
+  return joined
+}
+
 export type PreparedClient = {
   query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>
   transaction<T>(callback: (tx: PreparedClient & { rollback(): Promise<void> }) => Promise<T>): Promise<T>
@@ -51,8 +68,15 @@ export function withPreparedStatements(pg: PGlite, { maxStatements = MAX_STATEME
   const statements = new Map<string, Statement>()
   let counter = 0
 
-  const exec = async (message: Uint8Array) =>
-    (await pg.execProtocol(message, { syncToFs: false, throwOnError: true })).messages
+  // The messages of one call go to PGlite as one buffer: its loop runs them one after the other
+  // (after an error PostgreSQL skips to the Sync), and the replies are parsed as they come, without
+  // the copy of the raw bytes `execProtocol` keeps. One pass through the WebAssembly module per
+  // statement instead of four or five.
+  const exec = (...messages: Uint8Array[]) =>
+    pg.execProtocolStream(messages.length === 1 ? (messages[0] as Uint8Array) : concat(messages), {
+      syncToFs: false,
+      throwOnError: true,
+    })
 
   async function prepare(text: string): Promise<Statement> {
     const cached = statements.get(text)
@@ -64,11 +88,15 @@ export function withPreparedStatements(pg: PGlite, { maxStatements = MAX_STATEME
     if (statements.size >= maxStatements) {
       const [oldestText, oldest] = statements.entries().next().value as [string, Statement]
       statements.delete(oldestText)
-      await exec(protocol.serialize.close({ type: 'S', name: oldest.name }))
+      await exec(protocol.serialize.close({ type: 'S', name: oldest.name }), SYNC)
     }
     const name = `pgl_${++counter}`
-    await exec(protocol.serialize.parse({ name, text }))
-    const paramTypes = parse.parseDescribeStatementResults(await exec(protocol.serialize.describe({ type: 'S', name })))
+    const described = await exec(
+      protocol.serialize.parse({ name, text }),
+      protocol.serialize.describe({ type: 'S', name }),
+      SYNC,
+    )
+    const paramTypes = parse.parseDescribeStatementResults(described)
     const statement = { name, paramTypes }
     statements.set(text, statement)
     return statement
@@ -76,7 +104,7 @@ export function withPreparedStatements(pg: PGlite, { maxStatements = MAX_STATEME
 
   /** One call of a named statement; runs under the query lock, ends with Sync whatever happens. */
   async function run<T>(text: string, params: unknown[], options: QueryOptions | undefined): Promise<Results<T>> {
-    const results = []
+    let results: Awaited<ReturnType<typeof exec>>
     try {
       const statement = await prepare(text)
       const values = params.map((param, i) => {
@@ -84,10 +112,11 @@ export function withPreparedStatements(pg: PGlite, { maxStatements = MAX_STATEME
         const serialize = locks.serializers[statement.paramTypes[i] ?? 0]
         return serialize ? serialize(param) : String(param)
       })
-      results.push(
-        ...(await exec(protocol.serialize.bind({ statement: statement.name, values }))),
-        ...(await exec(protocol.serialize.describe({ type: 'P' }))),
-        ...(await exec(protocol.serialize.execute({}))),
+      results = await exec(
+        protocol.serialize.bind({ statement: statement.name, values }),
+        DESCRIBE_PORTAL,
+        EXECUTE,
+        SYNC,
       )
     } catch (error) {
       if (error instanceof protocol.messages.DatabaseError) {
@@ -95,8 +124,6 @@ export function withPreparedStatements(pg: PGlite, { maxStatements = MAX_STATEME
         if (error.code && STALE_STATEMENT.has(error.code)) statements.delete(text)
       }
       throw error
-    } finally {
-      await exec(protocol.serialize.sync())
     }
     await pg.syncToFs()
     return parse.parseResults(results, locks.parsers, options as never)[0] as Results<T>

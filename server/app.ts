@@ -176,6 +176,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   }
   // Replies being written stop and are stored, and summaries end, while the database is still open.
   app.addHook('preClose', async () => services.chat.close())
+  // Their figures for the console (ADR 057), gathered in memory, are written before it closes too.
+  app.addHook('preClose', async () => services.replyStats.flush())
   // The plans on sale come from config/plans.json, read at start; the database copy (which orders
   // and subscriptions reference) follows it on every start.
   app.addHook('onReady', async () => services.entitlements.syncPlansCopy())

@@ -213,10 +213,11 @@ export function createServices({
   // Who the user is in a story (ADR 049): a new chat takes the default persona.
   const personas = createPersonasService({ repo: createPersonasRepo(db), images })
   const chatRepo = createChatRepo(db)
-  // The console's daily figures (ADR 057): one upsert per reply, not waited for.
+  // The console's daily figures (ADR 057): gathered a second at a time, one upsert, not waited for.
   const healthStats = createHealthStatsRepo(db)
+  const replyStats = createReplyRecorder(healthStats, warn ?? log)
   const chat = createChatService({
-    recordReply: createReplyRecorder(healthStats, warn ?? log),
+    recordReply: replyStats,
     personas,
     activity: modelActivity,
     repo: chatRepo,
@@ -330,6 +331,7 @@ export function createServices({
     audit,
     models,
     statuses: () => modelHealth.statuses(),
+    flushReplies: replyStats.flush,
   })
 
   // The operator's moderation and people actions (ADR 055), each audited in its own transaction.
@@ -349,6 +351,7 @@ export function createServices({
   return {
     jobs,
     consoleHealth,
+    replyStats,
     users,
     audit,
     auditLog,

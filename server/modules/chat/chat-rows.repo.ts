@@ -7,6 +7,7 @@ import { heldPlanIdSql } from '#server/modules/entitlements/entitlements.repo.ts
 import { attachedBooksJson } from '#server/modules/lorebooks/lorebooks.repo.ts'
 import type { Tx } from './chat.repo.ts'
 import { chatPersonaDescription, chatPersonaName } from './personas/personas.repo.ts'
+import { sceneMemberCountSql } from './scene-members.repo.ts'
 
 /** What the chat repos share: the message and session shapes their statements read and write. */
 
@@ -149,6 +150,8 @@ export function findSessionQueryFields() {
     // The paid plan the user holds now (the rule is entitlements'), read here to save the model
     // call one more query; null means the free plan. What the plan allows comes from entitlements.
     paidPlanId: heldPlanIdSql(sql`${chatSessions.userId}`),
+    // Rows in the chat's scene (ADR 052); under two, the reply needs no cast and no query for one.
+    sceneMembers: sceneMemberCountSql(chatSessions.id),
   }
 }
 

@@ -1,8 +1,9 @@
-import { and, eq, lt, type SQL, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, lt, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '#db/client.ts'
 import { type ChatMessageRow, chatMessages, chatSessions, chatSwipes } from '#db/schema/chat.ts'
 import { roles } from '#db/schema/roles.ts'
 import { users } from '#db/schema/users.ts'
+import { balanceSql } from '#server/modules/diamonds/diamonds.repo.ts'
 import type { SessionView, Tx } from './chat.repo.ts'
 import {
   findSessionQueryFields,
@@ -202,7 +203,11 @@ export function createChatSendRepo(db: Db) {
       swipeIndex: 0,
       swipeCount: 1,
     })
-    .returning()
+    .returning({
+      ...getTableColumns(chatMessages),
+      // The chat's user's balance, for the reply's `done` event: no statement of its own.
+      balance: balanceSql(sql`(select s.user_id from ${chatSessions} s where s.id = ${ph('sessionId')}::uuid)`),
+    })
     .prepare('chat_store_new_reply')
 
   return {
@@ -279,16 +284,18 @@ export function createChatSendRepo(db: Db) {
     /**
      * Stores a generated reply as a new message or as a new alternative of an existing one (then
      * selected), in one transaction with `withinTransaction` (the diamond spend, given the id of the
-     * new alternative): if that throws, nothing is stored.
+     * new alternative): if that throws, nothing is stored. `balance`: the user's diamonds after it,
+     * when the statement read them (a new reply that spends nothing), else undefined.
      */
     async storeReply(
       reply: ReplyToStore,
       withinTransaction?: (tx: Tx, swipeId: number) => Promise<unknown>,
-    ): Promise<ChatMessageRow> {
+    ): Promise<{ message: ChatMessageRow; balance?: number | undefined }> {
       if (reply.messageId === null && !withinTransaction) {
         const [row] = await storeNewReplyQuery.execute({ ...reply, speakerRoleId: reply.speakerRoleId ?? null })
         if (!row) throw new Error('reply was not stored')
-        return row
+        const { balance, ...message } = row
+        return { message, balance }
       }
       return db.transaction(async (tx) => {
         const fields = {
@@ -340,7 +347,7 @@ export function createChatSendRepo(db: Db) {
           .returning()
         if (!message) throw new Error('reply was not stored')
         await touchSession(tx, reply.sessionId, reply.modelId)
-        return message
+        return { message }
       })
     },
   }

@@ -528,6 +528,21 @@ describe('sending', () => {
     expect(stored[1]).toEqual(start?.userMessage)
   })
 
+  it("done carries the user's balance as it is when the free reply is stored (read by the same statement)", async () => {
+    const { user, sessionId } = await newChat()
+    const ask = async (message: string) =>
+      eventOf((await stream(user, '/api/chat/stream', { sessionId, message, chatModelId: 'tavern-8b' })).events, 'done')
+        ?.data
+    const first = await ask('Hello?')
+    expect(first?.diamondsSpent).toBe(0)
+    expect(first?.balance).toBe(await balanceOf(user))
+    await t.app.services.diamonds.grantSignup(user.user.id)
+    const granted = await balanceOf(user)
+    expect(granted).toBeGreaterThan(first?.balance ?? 0)
+    const second = await ask('And now?')
+    expect(second?.balance).toBe(granted)
+  })
+
   it('sends a keep-alive comment while the model is silent, so the browser waits as long as it takes (ADR 032)', async () => {
     const { user, sessionId } = await newChat()
     api.firstTokenDelayMs = 6 * KEEPALIVE_MS

@@ -141,7 +141,13 @@ export function createGeneration({
     turn: Turn,
     reply: ChatMessageRow,
     context: ContextUsage,
-    flags: { stopped: boolean; replayed: boolean; speaker?: { id: string; name: string } | undefined },
+    flags: {
+      stopped: boolean
+      replayed: boolean
+      speaker?: { id: string; name: string } | undefined
+      /** The balance read with the reply when it was stored; undefined: read now. */
+      balance?: number | undefined
+    },
   ): Promise<ChatReply> {
     const message = toChatMessage(reply)
     return {
@@ -152,7 +158,7 @@ export function createGeneration({
       stopped: flags.stopped,
       replayed: flags.replayed,
       diamondsSpent: flags.replayed ? 0 : reply.diamondsSpent,
-      balance: await diamonds.balanceOf(turn.userId),
+      balance: flags.balance ?? (await diamonds.balanceOf(turn.userId)),
       context,
     }
   }
@@ -377,13 +383,19 @@ export function createGeneration({
       speakerRoleId: cast?.speakerRoleId ?? null,
     }
     const userMessageId = turn.userMessage?.id ?? null
+    /** The user's balance when the statement storing the reply read it too (a reply that spends nothing). */
+    let balance: number | undefined
     /** Stores the reply, or (Continue) what came appended to the reply it extends. */
     const store = async (
       status: MessageStatus,
       diamondsSpent: number,
       within?: (tx: Tx, swipeId: number) => Promise<unknown>,
     ): Promise<ChatMessageRow> => {
-      if (!continuing) return repo.storeReply({ ...toStore, status, diamondsSpent }, within)
+      if (!continuing) {
+        const stored = await repo.storeReply({ ...toStore, status, diamondsSpent }, within)
+        balance = stored.balance
+        return stored.message
+      }
       const addition = joinContinuation(continuing.content, text, model)
       const extended =
         continuing.swipeId === null
@@ -450,6 +462,7 @@ export function createGeneration({
         stopped: false,
         replayed: false,
         speaker: cast?.speaker,
+        balance,
       })
       ended('ok')
       return { kind: 'done', result }
@@ -466,6 +479,7 @@ export function createGeneration({
         stopped: true,
         replayed: false,
         speaker: cast?.speaker,
+        balance,
       })
       return { kind: 'stopped', result, reply }
     }

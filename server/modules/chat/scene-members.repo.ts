@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, max, or, sql } from 'drizzle-orm'
+import { type AnyColumn, and, asc, eq, inArray, isNull, max, or, type SQL, sql } from 'drizzle-orm'
 import type { SceneMode } from '#contracts/chat-scenes.ts'
 import type { Db, Tx } from '#db/client.ts'
 import { chatMembers, chatMessages, chatSessions } from '#db/schema/chat.ts'
@@ -37,6 +37,10 @@ const memberFields = {
 }
 
 export type MemberRow = Awaited<ReturnType<ReturnType<typeof createSceneMembersRepo>['membersOf']>>[number]
+
+/** How many characters a chat's scene holds (0 for a chat that never was one), read with the session (chat-rows.repo.ts). */
+export const sceneMemberCountSql = (sessionId: SQL | AnyColumn) =>
+  sql<number>`(select count(*)::int from ${chatMembers} where ${chatMembers.sessionId} = ${sessionId})`.mapWith(Number)
 
 /** Copies a scene's members to a branch, in the branch's transaction (chat-branches.repo.ts). */
 export async function copyMembers(tx: Tx, fromSessionId: string, toSessionId: string) {

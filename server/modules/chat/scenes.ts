@@ -132,6 +132,8 @@ export function createScenes({ repo, sessions }: Deps) {
     /** The cast of one reply; null for a chat of one character (the ordinary prompt). */
     async castFor(request: CastRequest): Promise<Cast | null> {
       const { session } = request
+      // A chat of one character, as most are: no scene to read (the session read counted its rows).
+      if (session.sceneMembers < 2) return null
       const members = await repo.membersOf(session.id)
       if (members.length < 2) return null
       const ids = request.history.map((m) => m.id)

@@ -32,6 +32,7 @@ const session = (paidPlanId: string | null) =>
     paidPlanId,
     rolePublicId: 'role-1',
     roleWithheld: false,
+    sceneMembers: 0,
   }) as unknown as SessionView
 
 const message = (id: number, author: 'user' | 'assistant') =>

@@ -1,4 +1,4 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm'
+import { and, asc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Db, Tx } from '#db/client.ts'
 import { diamondBalances, diamondHolds, diamondLedger } from '#db/schema/diamonds.ts'
 import { users } from '#db/schema/users.ts'
@@ -21,6 +21,12 @@ export type HoldEnd = 'settle' | 'refund'
 
 export const holdReference = (purpose: string, holdId: string) => `${purpose}-hold:${holdId}`
 export const holdEndReference = (purpose: string, holdId: string) => `${purpose}-hold-end:${holdId}`
+
+/** A user's balance (0 with no row yet), for a statement of another module that reads it along (the chat's reply). */
+export const balanceSql = (userId: SQL) =>
+  sql<number>`coalesce((select ${diamondBalances.balance} from ${diamondBalances} where ${diamondBalances.userId} = ${userId}), 0)`.mapWith(
+    Number,
+  )
 
 export function createDiamondsRepo(db: Db) {
   async function applyIn(tx: Tx, entry: LedgerEntry) {

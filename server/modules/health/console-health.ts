@@ -12,7 +12,7 @@ import { AppError } from '#server/lib/errors.ts'
 import type { ReplyOutcome } from '#server/modules/chat/generation.ts'
 import type { JobQueue } from '#server/modules/jobs/job-queue.ts'
 import type { ModelRegistry } from '#server/modules/models/models.ts'
-import { type HealthStatsRepo, TTFT_BUCKETS_MS } from './health-stats.repo.ts'
+import { type HealthStatsRepo, type ReplyStat, replyStatOf, TTFT_BUCKETS_MS } from './health-stats.repo.ts'
 
 const DAY_MS = 86_400_000
 
@@ -61,16 +61,53 @@ function emptyDay(day: string): HealthDay & { ttftTotal: number } {
   }
 }
 
+/** How long replies' figures gather in memory before they are written together. */
+export const REPLY_STATS_FLUSH_MS = 1_000
+
 /**
- * Adds a reply to today's figures (ADR 057): one upsert, not awaited by the reply (a failure is
- * logged, the reply is not affected).
+ * Adds each reply to today's figures (ADR 057). The replies of a second are added up in memory and
+ * written in one upsert, not awaited by any reply (a failure is logged, the replies are not
+ * affected): one statement a second instead of one per reply. `flush` writes what is gathered now
+ * (before the console reads the figures, and at shutdown).
  */
-export function createReplyRecorder(stats: Pick<HealthStatsRepo, 'record'>, warn: ConsoleHealthDeps['warn']) {
-  return (modelId: string, outcome: ReplyOutcome, ttftMs: number | null) => {
-    void stats.record({ day: utcDay(new Date()), modelId, outcome, ttftMs }).catch((err: unknown) => {
-      warn({ err, modelId, outcome }, 'reply statistics not recorded')
-    })
+export function createReplyRecorder(
+  stats: Pick<HealthStatsRepo, 'record'>,
+  warn: ConsoleHealthDeps['warn'],
+  flushMs = REPLY_STATS_FLUSH_MS,
+) {
+  let pending = new Map<string, ReplyStat>()
+  let timer: NodeJS.Timeout | undefined
+  let writing: Promise<void> = Promise.resolve()
+
+  function flush(): Promise<void> {
+    clearTimeout(timer)
+    timer = undefined
+    if (pending.size === 0) return writing
+    const batch = [...pending.values()]
+    pending = new Map()
+    // One write at a time, in order: the next batch waits for the one before.
+    writing = writing.then(() =>
+      stats.record(batch).catch((err: unknown) => {
+        warn({ err, replies: batch.reduce((n, s) => n + s.replies, 0) }, 'reply statistics not recorded')
+      }),
+    )
+    return writing
   }
+
+  const record = (modelId: string, outcome: ReplyOutcome, ttftMs: number | null) => {
+    const stat = replyStatOf(utcDay(new Date()), modelId, outcome, ttftMs)
+    const key = `${stat.day}\n${stat.modelId}\n${stat.outcome}\n${stat.ttftBucket}`
+    const known = pending.get(key)
+    if (known) {
+      known.replies += 1
+      known.ttftMsTotal += stat.ttftMsTotal
+    } else pending.set(key, stat)
+    if (!timer) {
+      timer = setTimeout(() => void flush(), flushMs)
+      timer.unref()
+    }
+  }
+  return Object.assign(record, { flush })
 }
 
 export type ConsoleHealthDeps = {
@@ -80,13 +117,24 @@ export type ConsoleHealthDeps = {
   models: Pick<ModelRegistry, 'models' | 'defaultModel'>
   statuses: () => Record<string, ModelHealthStatus>
   warn: (info: Record<string, unknown>, msg: string) => void
+  /** Writes the replies' figures still gathered in memory (the recorder's `flush`). */
+  flushReplies?: (() => Promise<void>) | undefined
 }
 
 /** The console's health dashboard (ADR 057): the last 30 days, the job queue, the models. */
-export function createConsoleHealth({ stats, jobs, audit, models, statuses }: Omit<ConsoleHealthDeps, 'warn'>) {
+export function createConsoleHealth({
+  stats,
+  jobs,
+  audit,
+  models,
+  statuses,
+  flushReplies,
+}: Omit<ConsoleHealthDeps, 'warn'>) {
   return {
     /** The last 30 UTC days up to `now`'s, oldest first; a day with nothing is zeros. */
     async daily(now = new Date()): Promise<HealthDaily> {
+      // The replies of the last second are counted too.
+      await flushReplies?.()
       const first = new Date(Date.parse(utcDay(now)) - (HEALTH_DAYS - 1) * DAY_MS)
       const since = utcDay(first)
       const sinceInstant = first.toISOString()

@@ -18,7 +18,36 @@ export function ttftBucketOf(ms: number): number {
   return index === -1 ? TTFT_BUCKETS_MS.length : index
 }
 
-export type ReplyStat = { day: string; modelId: string; outcome: ReplyOutcome; ttftMs: number | null }
+/** Replies of one day, model, outcome and first-token bucket: how many, and their first-token times added up. */
+export type ReplyStat = {
+  day: string
+  modelId: string
+  outcome: ReplyOutcome
+  ttftBucket: number
+  replies: number
+  ttftMsTotal: number
+}
+
+/** A reply's key and counts: its first token's bucket, or -1 when none came. */
+export function replyStatOf(day: string, modelId: string, outcome: ReplyOutcome, ttftMs: number | null): ReplyStat {
+  return {
+    day,
+    modelId,
+    outcome,
+    ttftBucket: ttftMs === null ? -1 : ttftBucketOf(ttftMs),
+    replies: 1,
+    ttftMsTotal: ttftMs === null ? 0 : Math.round(ttftMs),
+  }
+}
+
+const statRow = (s: ReplyStat) => ({
+  day: s.day,
+  modelId: s.modelId,
+  outcome: s.outcome,
+  ttftBucket: s.ttftBucket,
+  replies: s.replies,
+  ttftMsTotal: s.ttftMsTotal,
+})
 
 /** One row of `model_daily_stats`. */
 export type StatRow = {
@@ -38,18 +67,20 @@ function rowsOf<T>(result: unknown): T[] {
 
 export function createHealthStatsRepo(db: Db) {
   return {
-    /** The reply path's one statement: adds this reply to its day, model, outcome and bucket. */
-    async record({ day, modelId, outcome, ttftMs }: ReplyStat) {
-      const bucket = ttftMs === null ? -1 : ttftBucketOf(ttftMs)
-      const total = ttftMs === null ? 0 : Math.round(ttftMs)
+    /**
+     * Adds replies to their day, model, outcome and bucket, in one statement: rows with the same
+     * key are added up (console-health.ts gathers the replies of a second into one call).
+     */
+    async record(stats: readonly ReplyStat[]) {
+      if (stats.length === 0) return
       await db
         .insert(modelDailyStats)
-        .values({ day, modelId, outcome, ttftBucket: bucket, replies: 1, ttftMsTotal: total })
+        .values(stats.map(statRow))
         .onConflictDoUpdate({
           target: [modelDailyStats.day, modelDailyStats.modelId, modelDailyStats.outcome, modelDailyStats.ttftBucket],
           set: {
-            replies: sql`${modelDailyStats.replies} + 1`,
-            ttftMsTotal: sql`${modelDailyStats.ttftMsTotal} + ${total}`,
+            replies: sql`${modelDailyStats.replies} + excluded.replies`,
+            ttftMsTotal: sql`${modelDailyStats.ttftMsTotal} + excluded.ttft_ms_total`,
           },
         })
     },
