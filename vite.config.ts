@@ -50,11 +50,10 @@ type ModuleGraph = { getModuleInfo(id: string): { importers: readonly string[] }
 /** Entry points whose static imports every page loads: the browser entry and the root route. */
 const SHELL_ENTRIES = /[\\/]app[\\/](entry\.client|root)\.tsx$/
 const BARRELS = /[\\/]node_modules[\\/]lucide-react[\\/]dist[\\/]esm[\\/]lucide-react\.mjs$/
-/** The libraries of the shell, in three chunks of their own (they change less often than the app). */
+/** The libraries of the shell, in two chunks of their own (they change less often than the app). */
 const VENDOR_CHUNKS: [RegExp, string][] = [
   [/[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/, 'react'],
   [/[\\/]node_modules[\\/]react-router[\\/]/, 'router'],
-  [/[\\/]node_modules[\\/](i18next|react-i18next|use-sync-external-store)[\\/]/, 'i18n'],
 ]
 
 /**
