@@ -24,16 +24,36 @@ function buildMetadata(): Plugin {
   }
 }
 
+const ZOD_CORE = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]core[\\/]core\.js$/
+
+/**
+ * zod in the browser without `new Function`: zod compiles object parsers with it, and even its
+ * guarded probe (`try { new Function('') }`) is reported as a CSP violation by the page's policy,
+ * which allows no eval (a console error on every page that loads a schema). `z.config({ jitless:
+ * true })` is zod's switch for CSP pages; set here where zod defines its config, so it holds before
+ * any schema is built, whichever chunk loads first. The server keeps the compiled parsers.
+ */
+function zodWithoutEval(): Plugin {
+  return {
+    name: 'zod-without-eval',
+    applyToEnvironment: (environment) => environment.name === 'client',
+    transform(code, id) {
+      if (!ZOD_CORE.test(id)) return null
+      if (!code.includes('export function config(')) throw new Error(`zod-without-eval: no config() in ${id}`)
+      return { code: `${code}\nconfig({ jitless: true });\n`, map: null }
+    },
+  }
+}
+
 type ModuleGraph = { getModuleInfo(id: string): { importers: readonly string[] } | null }
 
 /** Entry points whose static imports every page loads: the browser entry and the root route. */
 const SHELL_ENTRIES = /[\\/]app[\\/](entry\.client|root)\.tsx$/
 const BARRELS = /[\\/]node_modules[\\/]lucide-react[\\/]dist[\\/]esm[\\/]lucide-react\.mjs$/
-/** The libraries of the shell, in three chunks of their own (they change less often than the app). */
+/** The libraries of the shell, in two chunks of their own (they change less often than the app). */
 const VENDOR_CHUNKS: [RegExp, string][] = [
   [/[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/, 'react'],
   [/[\\/]node_modules[\\/]react-router[\\/]/, 'router'],
-  [/[\\/]node_modules[\\/](i18next|react-i18next|use-sync-external-store)[\\/]/, 'i18n'],
 ]
 
 /**
@@ -67,7 +87,7 @@ function shellChunkName() {
 }
 
 export default defineConfig({
-  plugins: [tailwindcss(), reactRouter(), buildMetadata()],
+  plugins: [tailwindcss(), reactRouter(), buildMetadata(), zodWithoutEval()],
   define: {
     __BUILD_ID__: JSON.stringify(buildId),
   },

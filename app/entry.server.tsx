@@ -4,9 +4,9 @@ import type { i18n as I18n } from 'i18next'
 import { isbot } from 'isbot'
 import type { RenderToPipeableStreamOptions } from 'react-dom/server'
 import { renderToPipeableStream } from 'react-dom/server'
-import { I18nextProvider } from 'react-i18next'
 import { type EntryContext, type RouterContextProvider, ServerRouter } from 'react-router'
 import { createI18n, namespacesOf } from '#app/lib/i18n.ts'
+import { I18nProvider } from '#app/lib/i18n-react.tsx'
 import { resourcesFor } from '#app/lib/i18n-resources.server.ts'
 import { appLoadContext, createAppLoadContext } from '#app/lib/load-context.ts'
 import { NonceProvider } from '#app/lib/nonce.tsx'
@@ -63,9 +63,9 @@ export default function handleRequest(
 
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <I18nextProvider i18n={i18n}>
+        <I18nProvider i18n={i18n}>
           <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
-        </I18nextProvider>
+        </I18nProvider>
       </NonceProvider>,
       {
         nonce,

@@ -1,10 +1,10 @@
 import { type ReactNode, useEffect } from 'react'
-import { useTranslation } from 'react-i18next'
 import { Links, Meta, Outlet, ScrollRestoration, type ShouldRevalidateFunctionArgs, useLocation } from 'react-router'
 import { DeferredScripts } from '#app/components/deferred-scripts.tsx'
 import { AppShell } from '#app/components/layout/app-shell.tsx'
 import { Notifications } from '#app/components/notifications.tsx'
 import { RouteErrorBoundary } from '#app/components/route-error-boundary.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { useNonce } from '#app/lib/nonce.tsx'
 import { useFullReloadOnNewBuild } from '#app/lib/use-full-reload-on-new-build.ts'
@@ -42,7 +42,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const { locale } = splitLocalePath(pathname)
   const nonce = useNonce()
   const { i18n } = useTranslation()
-  const handoff = handoffScript(locale, i18n.store?.data[locale] ?? {})
+  const handoff = handoffScript(locale, i18n.store.data[locale] ?? {})
   useFullReloadOnNewBuild()
   useUserInfoAfterNavigation()
   // Set once React has committed the hydrated page (effects run only then): from here on a click

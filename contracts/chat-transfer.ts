@@ -1,9 +1,11 @@
-import { z } from 'zod'
+import type { z } from 'zod'
+import type { chatImportResultSchema } from './chat-transfer-schemas.ts'
 
 /**
  * A chat's history in and out (issue 22 item 6, ADR 051): a chat downloads as SillyTavern's JSONL
  * chat file or as readable Markdown, and a SillyTavern JSONL chat file becomes a chat with one of
- * the user's characters.
+ * the user's characters. No zod here: the pages import these lists (the schema is in
+ * chat-transfer-schemas.ts).
  */
 
 /** `format` of `GET /api/chat/sessions/:id/export`. */
@@ -52,14 +54,4 @@ export const CHAT_IMPORT_ERRORS = [
 ] as const
 export type ChatImportError = (typeof CHAT_IMPORT_ERRORS)[number]
 
-export const chatImportResultSchema = z.object({
-  /** The new chat. */
-  sessionId: z.string(),
-  /** Messages stored. */
-  messages: z.number().int(),
-  /** Alternatives stored, the shown ones included. */
-  swipes: z.number().int(),
-  /** Hidden messages (`is_system`) and messages without any text, left out. */
-  leftOut: z.number().int(),
-})
 export type ChatImportResult = z.infer<typeof chatImportResultSchema>

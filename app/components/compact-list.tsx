@@ -1,5 +1,5 @@
 import { type ReactNode, useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /**
  * A wrapping list (tags, chips) that shows its first `visible` items and a "+N more" button that

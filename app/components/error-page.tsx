@@ -1,6 +1,6 @@
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /** The 404 and 500 pages, inside the normal shell so the user can carry on. */
 export function ErrorPage({ kind, path }: { kind: 'not-found' | 'server'; path: string }) {

@@ -1,6 +1,6 @@
 import { type ComponentType, useEffect, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import type { ToasterProps } from 'sonner'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import {
   closeNotificationAt,
   flushNotifications,

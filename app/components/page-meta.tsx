@@ -1,5 +1,5 @@
-import { useTranslation } from 'react-i18next'
 import { useLocation, useRouteLoaderData } from 'react-router'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { LOCALE_TAGS, LOCALES, type Locale, localizePath, splitLocalePath } from '#contracts/locales.ts'
 
 type RootData = { origin: string }

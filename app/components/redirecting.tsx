@@ -1,6 +1,6 @@
 import { Loader2 } from 'lucide-react'
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /**
  * Full-page redirects (to a payment provider, a sign-in provider, an external link) show a

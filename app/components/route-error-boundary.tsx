@@ -1,8 +1,8 @@
 import { RotateCw } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
 import { isRouteErrorResponse, useLocation, useRevalidator } from 'react-router'
 import { ErrorPage } from '#app/components/error-page.tsx'
 import { errorCodeMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { ErrorCode } from '#contracts/api.ts'
 
 /** What a failed route means for the person: nothing there, or a load that failed and why. */

@@ -1,4 +1,4 @@
-import type { Resource } from 'i18next'
+import type { Bundle } from '#app/lib/i18n.ts'
 import type { Locale } from '#contracts/locales.ts'
 
 // Every translation, bundled into the server build; the browser only ever gets what a page uses.
@@ -16,11 +16,11 @@ for (const [file, content] of Object.entries(files)) {
   byLocale[locale][namespace] = content
 }
 
-export function resourcesFor(locale: Locale, namespaces: readonly string[]): Resource {
-  const bundle: Record<string, Record<string, unknown>> = {}
+export function resourcesFor(locale: Locale, namespaces: readonly string[]): Bundle {
+  const bundle: Bundle = {}
   for (const ns of namespaces) {
     const content = byLocale[locale]?.[ns]
     if (content) bundle[ns] = content
   }
-  return { [locale]: bundle } as Resource
+  return bundle
 }

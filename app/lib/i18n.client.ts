@@ -20,18 +20,9 @@ export function prefetchTranslationTable() {
   else setTimeout(prefetch, 2000)
 }
 
-export const lazyTranslations = {
-  type: 'backend' as const,
-  read(locale: string, namespace: string, callback: (error: unknown, data?: unknown) => void) {
-    chunkTable()
-      .then((chunks) => {
-        const load = chunks[`../../locales/${locale}/${namespace}.json`]
-        if (!load) throw new Error(`No translations for ${locale}/${namespace}`)
-        return load()
-      })
-      .then(
-        (data) => callback(null, data),
-        (error: unknown) => callback(error),
-      )
-  },
+/** Loads a namespace of a locale from its chunk (createI18n's `load`). */
+export async function loadTranslations(locale: string, namespace: string): Promise<Record<string, unknown>> {
+  const load = (await chunkTable())[`../../locales/${locale}/${namespace}.json`]
+  if (!load) throw new Error(`No translations for ${locale}/${namespace}`)
+  return load()
 }

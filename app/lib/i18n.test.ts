@@ -1,44 +1,126 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import i18next, { type i18n as I18n } from 'i18next'
+import i18next, { type i18n as I18next } from 'i18next'
 import { describe, expect, it } from 'vitest'
 import { LOCALES, type Locale } from '#contracts/locales.ts'
-import { createI18n } from './i18n.ts'
+import { type Bundle, createI18n, type I18n } from './i18n.ts'
 
-// The keys here are not the app's (which the `t` types list): call through a plain signature.
-const translate = (instance: I18n, key: string, options: object) =>
+const localesDir = path.resolve(import.meta.dirname, '../../locales')
+
+/** i18next as the app configured it before ADR 065: the reference our translations must match. */
+function reference(locale: Locale, bundle: Bundle): I18next {
+  const instance = i18next.createInstance()
+  void instance.init({
+    lng: locale,
+    lowerCaseLng: true,
+    fallbackLng: false,
+    supportedLngs: false,
+    defaultNS: 'common',
+    ns: Object.keys(bundle),
+    resources: { [locale]: bundle },
+    initAsync: false,
+    interpolation: { escapeValue: false },
+    returnNull: false,
+  })
+  return instance
+}
+
+const theirs = (instance: I18next, key: string, options: object = {}) =>
   (instance.t as unknown as (key: string, options: object) => string)(key, options)
+const ours = (instance: I18n, key: string, options: Record<string, unknown> = {}) =>
+  instance.translate(['common'], key, options)
 
-describe('createI18n', () => {
-  // Our cached `number` formatter must write exactly what i18next's own one writes, in every locale,
-  // or the server and the browser (and pages before and after the change) would disagree.
-  it('formats {{count, number}} as i18next does', () => {
-    const values = [0, 1, 2, 5, 21, 1234, 8703, 1234567.891, -42]
+/** Every key of a namespace, as written. */
+function allKeys(tree: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(tree).flatMap(([key, value]) =>
+    value !== null && typeof value === 'object'
+      ? allKeys(value as Record<string, unknown>, `${prefix}${key}.`)
+      : [`${prefix}${key}`],
+  )
+}
+
+/** Every key of a namespace as the app asks for it: the plural suffixes taken off. */
+const baseKeys = (tree: Record<string, unknown>) =>
+  allKeys(tree).map((key) => key.replace(/_(zero|one|two|few|many|other)$/, ''))
+
+describe('translations (ADR 065)', () => {
+  it('match i18next for every key of every locale, with counts, values and a context', () => {
+    const counts = [0, 1, 2, 3, 5, 11, 21, 100, 103, 1234, 1.5]
+    let compared = 0
     for (const locale of LOCALES) {
-      const resources = { [locale]: { common: { n: '{{count, number}} x', v: '{{value, number}}' } } }
-      const ours = createI18n(locale, resources)
-      const reference = i18next.createInstance()
-      void reference.init({
-        lng: locale,
-        lowerCaseLng: true,
-        resources,
-        defaultNS: 'common',
-        initAsync: false,
-        interpolation: { escapeValue: false },
-      })
-      for (const value of values) {
-        expect(translate(ours, 'n', { count: value })).toBe(translate(reference, 'n', { count: value }))
-        expect(translate(ours, 'v', { value })).toBe(translate(reference, 'v', { value }))
+      const bundle: Bundle = {}
+      for (const file of readdirSync(path.join(localesDir, locale)).filter((f) => f.endsWith('.json')))
+        bundle[file.replace(/\.json$/, '')] = JSON.parse(readFileSync(path.join(localesDir, locale, file), 'utf8'))
+      const ref = reference(locale, bundle)
+      const mine = createI18n(locale, bundle)
+      const pluralKeys = new Set(
+        Object.entries(bundle).flatMap(([ns, tree]) =>
+          allKeys(tree)
+            .filter((key) => /_(zero|one|two|few|many|other)$/.test(key))
+            .map((key) => `${ns}:${key.replace(/_[a-z]+$/, '')}`),
+        ),
+      )
+      for (const [ns, tree] of Object.entries(bundle)) {
+        for (const key of new Set(baseKeys(tree))) {
+          const full = `${ns}:${key}`
+          // Every value a string names, as text; `count` and the numbers also as numbers.
+          const values = { name: 'Orla', used: 1200, limit: 40, max: 8192, plan: 'Plus', context: 'female' }
+          const plural = pluralKeys.has(`${ns}:${key}`)
+          for (const options of [{}, values, ...(plural ? counts.map((count) => ({ ...values, count })) : [])]) {
+            expect(ours(mine, full, options), `${locale} ${full} ${JSON.stringify(options)}`).toBe(
+              theirs(ref, full, options),
+            )
+            compared += 1
+          }
+        }
       }
     }
+    expect(compared).toBeGreaterThan(10_000)
+  }, 240_000)
+
+  it('look in the namespaces asked for, in order, and fall back to the default value or the key', () => {
+    const bundle = { common: { a: 'common a', nested: { b: 'common b' } }, home: { a: 'home a', c: 'home {{x}}' } }
+    const mine = createI18n('en', bundle)
+    const ref = reference('en', bundle)
+    expect(mine.translate(['home', 'common'], 'a')).toBe('home a')
+    expect(mine.translate(['home', 'common'], 'nested.b')).toBe('common b')
+    expect(mine.translate(['common'], 'home:c', { x: 1 })).toBe('home 1')
+    for (const [key, options] of [
+      ['missing.key', {}],
+      ['missing', { defaultValue: 'plan {{x}}', x: 'Plus' }],
+      ['home:c', {}],
+      ['home:c', { x: undefined }],
+      ['home:c', { x: null }],
+    ] as const)
+      expect(ours(mine, key, options), key).toBe(theirs(ref, key, options))
+    // Not a string (i18next writes a sentence about it): the key, as for a missing one.
+    expect(mine.translate(['common'], 'nested')).toBe('nested')
+  })
+
+  it('load a namespace on demand, once, and settle when it cannot be loaded', async () => {
+    const asked: string[] = []
+    const mine = createI18n('fr', { common: { a: 'un' } }, async (locale, ns) => {
+      asked.push(`${locale}/${ns}`)
+      if (ns === 'broken') throw new Error('offline')
+      return { b: 'deux' }
+    })
+    expect(mine.settled(['common', 'home'])).toBe(false)
+    expect(mine.load(['common', 'home'])).toBe(mine.load(['common', 'home']))
+    await mine.load(['common', 'home'])
+    expect(mine.settled(['common', 'home'])).toBe(true)
+    expect(mine.translate(['home'], 'b')).toBe('deux')
+    await mine.load(['broken'])
+    expect(mine.settled(['broken'])).toBe(true)
+    expect(mine.translate(['broken'], 'b')).toBe('b')
+    expect(asked).toEqual(['fr/home', 'fr/broken', 'fr/broken', 'fr/broken'])
+    expect(mine.store.data.fr?.home).toEqual({ b: 'deux' })
   })
 })
 
 describe('counts in the locale files', () => {
-  const localesDir = path.resolve(import.meta.dirname, '../../locales')
-  const say = (locale: Locale, ns: string, key: string, options: object) => {
+  const say = (locale: Locale, ns: string, key: string, options: Record<string, unknown>) => {
     const strings = JSON.parse(readFileSync(path.join(localesDir, locale, `${ns}.json`), 'utf8'))
-    return translate(createI18n(locale, { [locale]: { [ns]: strings } }), `${ns}:${key}`, options)
+    return ours(createI18n(locale, { [ns]: strings }), `${ns}:${key}`, options)
   }
 
   // Arabic: 1 and 2 in words, 3 to 10 with the plural, 11 to 99 with the accusative singular, 100 and

@@ -1,5 +1,4 @@
 import { useCallback, useEffect, useMemo, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useNavigate, useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
@@ -9,6 +8,7 @@ import { SignedInGate } from '#app/features/characters/components/signed-in-gate
 import { formOfEditable } from '#app/features/characters/form-state.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { isApiError } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { appLoadContext } from '#app/lib/load-context.ts'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Tag } from '#contracts/catalogue.ts'

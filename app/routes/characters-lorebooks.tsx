@@ -1,8 +1,8 @@
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { MyLorebooks } from '#app/features/characters/components/my-lorebooks.tsx'
 import { SignedInGate } from '#app/features/characters/components/signed-in-gate.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/characters-lorebooks.ts'
 

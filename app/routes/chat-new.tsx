@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { createSession } from '#app/features/chat/api.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 
 export const handle = { i18n: ['chat'] }

@@ -1,10 +1,10 @@
-import { useTranslation } from 'react-i18next'
 import { Loading } from '#app/features/console/components/load-state.tsx'
 import { useAdminData } from '#app/features/console/use-admin-data.ts'
 import { DailyCharts } from '#app/features/console-health/components/daily-charts.tsx'
 import { JobsPanel } from '#app/features/console-health/components/jobs-panel.tsx'
 import { ModelsPanel } from '#app/features/console-health/components/models-panel.tsx'
 import { getDaily, getJobs, getModels } from '#app/features/console-health/health-api.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/console-health.ts'
 

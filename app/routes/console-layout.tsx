@@ -1,6 +1,5 @@
 import { ShieldCheck } from 'lucide-react'
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { SignedInGate } from '#app/features/characters/components/signed-in-gate.tsx'
@@ -10,6 +9,7 @@ import { type AdminMe, CONSOLE_PAGES, type ConsoleState } from '#app/features/co
 import { getConsoleToken } from '#app/features/console/console-token.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { isApiError } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { localizePath, splitLocalePath } from '#contracts/locales.ts'
 
 export const handle = { i18n: ['console', 'characters-edit'] }

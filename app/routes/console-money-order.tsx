@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
 import { Loading, ProblemRetry } from '#app/features/console/components/load-state.tsx'
@@ -8,6 +7,7 @@ import { RefundForm } from '#app/features/console-money/components/refund-form.t
 import { SandboxMark } from '#app/features/console-money/components/shared.tsx'
 import { getOrder } from '#app/features/console-money/money-api.ts'
 import { formatDateTime, formatNumber, formatPrice } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/console-money-order.ts'
 

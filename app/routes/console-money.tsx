@@ -1,10 +1,10 @@
-import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { InvoicesTab } from '#app/features/console-money/components/invoices-tab.tsx'
 import { OrdersTab } from '#app/features/console-money/components/orders-tab.tsx'
 import { SubscriptionsTab } from '#app/features/console-money/components/subscriptions-tab.tsx'
 import { WebhooksTab } from '#app/features/console-money/components/webhooks-tab.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/console-money.ts'
 

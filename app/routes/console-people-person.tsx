@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { Loading, ProblemRetry } from '#app/features/console/components/load-state.tsx'
 import { useAdminData } from '#app/features/console/use-admin-data.ts'
@@ -13,6 +12,7 @@ import {
 import { PersonDiamonds } from '#app/features/console-people/components/person-diamonds.tsx'
 import { StateMark } from '#app/features/console-people/components/shared.tsx'
 import { getPerson } from '#app/features/console-people/people-api.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { useUserInfo } from '#app/lib/user-info.ts'
 import type { Route } from './+types/console-people-person.ts'

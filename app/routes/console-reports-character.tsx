@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useNavigate } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { CharacterText } from '#app/features/catalogue/components/character-text.tsx'
@@ -16,6 +15,7 @@ import {
   suspendCreator,
 } from '#app/features/console-moderation/moderation-api.ts'
 import { formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { CharacterAction, ReportHandling } from '#contracts/admin-moderation.ts'
 import type { ReportOutcome } from '#contracts/characters.ts'

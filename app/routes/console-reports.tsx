@@ -1,4 +1,3 @@
-import { useTranslation } from 'react-i18next'
 import { useLocation, useSearchParams } from 'react-router'
 import { Loading, Pager, ProblemRetry } from '#app/features/console/components/load-state.tsx'
 import { useAdminData } from '#app/features/console/use-admin-data.ts'
@@ -6,6 +5,7 @@ import { OpenCharacter } from '#app/features/console-moderation/components/open-
 import { QueueTable } from '#app/features/console-moderation/components/queue-table.tsx'
 import { listQueue } from '#app/features/console-moderation/moderation-api.ts'
 import { formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/console-reports.ts'
 

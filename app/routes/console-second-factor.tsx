@@ -1,5 +1,4 @@
 import { type FormEvent, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useNavigate, useSearchParams } from 'react-router'
 import { adminApi } from '#app/features/console/admin-api.ts'
 import { CodeField } from '#app/features/console/components/code-field.tsx'
@@ -7,6 +6,7 @@ import { QrCode } from '#app/features/console/components/qr-code.tsx'
 import { cleanCode, groupedSecret, useConsoleState } from '#app/features/console/console-state.ts'
 import { storeConsoleToken } from '#app/features/console/console-token.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { localizePath, splitLocalePath } from '#contracts/locales.ts'
 
 export const handle = { i18n: ['console'] }

@@ -1,6 +1,6 @@
-import { useTranslation } from 'react-i18next'
 import { useConsoleState } from '#app/features/console/console-state.ts'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import type { Route } from './+types/console.ts'
 

@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useNavigate, useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
@@ -10,6 +9,7 @@ import { HumanCheck, type HumanCheckProblem } from '#app/features/accounts/compo
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { isApiError } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { storeTokens } from '#app/lib/session.ts'
 import { localizePath } from '#contracts/locales.ts'

@@ -1,8 +1,8 @@
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { SignedInGate } from '#app/features/characters/components/signed-in-gate.tsx'
 import { MyPersonas } from '#app/features/personas/components/my-personas.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 export const handle = { i18n: ['personas', 'characters-edit'] }
 

@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { register } from '#app/features/accounts/api/accounts.ts'
@@ -8,6 +7,7 @@ import { GoogleButton } from '#app/features/accounts/components/google-button.ts
 import { HumanCheck, type HumanCheckProblem } from '#app/features/accounts/components/human-check.tsx'
 import { ResendVerification } from '#app/features/accounts/components/resend-verification.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import { routeLocale } from '#app/lib/route-locale.ts'
 import { USERNAME_MAX, USERNAME_MIN } from '#contracts/accounts.ts'

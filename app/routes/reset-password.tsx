@@ -1,11 +1,11 @@
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useSearchParams } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { resetPassword } from '#app/features/accounts/api/accounts.ts'
 import { AuthCard, Field, FormMessage } from '#app/features/accounts/components/auth-card.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 export const handle = { i18n: ['auth'] }
 

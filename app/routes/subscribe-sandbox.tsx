@@ -1,11 +1,11 @@
 import { FlaskConical } from 'lucide-react'
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useNavigate, useSearchParams } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
 import { useHydrated } from '#app/features/characters/components/signed-in-gate.tsx'
 import { settleSandbox } from '#app/features/pricing/api.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 
 export const handle = { i18n: ['pricing'] }

@@ -1,6 +1,6 @@
 import { type ReactNode, useEffect, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useLocation } from 'react-router'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { Footer } from './footer.tsx'
 import { Sidebar } from './sidebar.tsx'
 import { TopBar } from './top-bar.tsx'

@@ -1,5 +1,5 @@
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /** The spec's footer groups. The copyright year is the product's launch year (spec section 2). */
 export function Footer() {

@@ -1,8 +1,8 @@
 import { Languages } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
 import { useLocation } from 'react-router'
 import { Redirecting, useFullPageRedirect } from '#app/components/redirecting.tsx'
 import { saveLocale } from '#app/features/accounts/api/accounts.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { getAccessToken } from '#app/lib/session.ts'
 import {
   LOCALE_COOKIE,

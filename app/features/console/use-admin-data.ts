@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /**
  * Data of a console page (or one part of it), loaded again when `key` (what `load` reads) changes

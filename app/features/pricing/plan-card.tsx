@@ -1,7 +1,7 @@
 import { Check, Gem } from 'lucide-react'
 import type { ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
 import { formatPrice } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { Locale } from '#contracts/locales.ts'
 import type { BillingCycle, Plan } from '#contracts/plans.ts'
 

@@ -1,8 +1,8 @@
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useRouteLoaderData } from 'react-router'
 import { Redirecting, useFullPageRedirect } from '#app/components/redirecting.tsx'
 import { api } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /** 'Continue with Google', shown only when Google sign-in is configured on the server. */
 export function GoogleButton({ redirectUrl }: { redirectUrl: string }) {

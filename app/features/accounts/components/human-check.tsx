@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useRouteLoaderData } from 'react-router'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { altchaStrings } from './altcha-strings.ts'
 
 declare module 'react' {

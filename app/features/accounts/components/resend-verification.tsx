@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { resendVerification } from '#app/features/accounts/api/accounts.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { isApiError } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import { RESEND_COOLDOWN_SECONDS } from '#contracts/accounts.ts'
 

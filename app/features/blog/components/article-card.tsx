@@ -1,5 +1,5 @@
-import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { BlogSummary } from '#contracts/blog.ts'
 import { LOCALE_TAGS, type Locale } from '#contracts/locales.ts'
 import { ArticleMeta } from './article-meta.tsx'

@@ -1,6 +1,6 @@
 import { CalendarDays, Clock } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
 import { formatDate } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { BlogSummary } from '#contracts/blog.ts'
 import type { Locale } from '#contracts/locales.ts'
 

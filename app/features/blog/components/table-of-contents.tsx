@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { BlogTocEntry } from '#contracts/blog.ts'
 
 /** The article's h2 and h3 headings as links to their ids (rendered by the server's markdown). */

@@ -1,8 +1,8 @@
 import { ShieldAlert } from 'lucide-react'
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { api } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 
 /**

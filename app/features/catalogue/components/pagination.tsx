@@ -1,7 +1,7 @@
 import { ChevronLeft, ChevronRight } from 'lucide-react'
 import { useId } from 'react'
-import { useTranslation } from 'react-i18next'
 import { Form, Link } from 'react-router'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /**
  * Previous, Next, 'Page X of Y' and a jump-to-page form. Plain links and a GET form: it works before

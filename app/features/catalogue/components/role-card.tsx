@@ -1,7 +1,7 @@
 import { MessageCircle, Star } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
 import { formatRating } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { withoutEmphasis } from '#app/lib/plain-text.ts'
 import type { RoleSummary } from '#contracts/catalogue.ts'
 import { cardSrcSet, imageVariantUrl } from '#contracts/images.ts'

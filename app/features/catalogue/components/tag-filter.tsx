@@ -1,7 +1,7 @@
 import { Filter, X } from 'lucide-react'
 import { useEffect, useRef } from 'react'
-import { useTranslation } from 'react-i18next'
 import { Form, Link, useLocation } from 'react-router'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { Tag } from '#contracts/catalogue.ts'
 
 /**

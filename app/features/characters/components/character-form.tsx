@@ -1,8 +1,8 @@
 import { BookOpen, Paperclip, Trash2 } from 'lucide-react'
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { isApiError } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import type { Tag } from '#contracts/catalogue.ts'
 import {

@@ -1,7 +1,7 @@
 import { Lock } from 'lucide-react'
 import type { ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
 import { CompactList } from '#app/components/compact-list.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { imageVariantUrl } from '#contracts/images.ts'
 import { LOCALE_TAGS } from '#contracts/locales.ts'
 import { type CharacterFormState, formTagKey } from '../form-state.ts'

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { CARD_FORMATS, type CardFormat, downloadCard } from '../api/export-card.ts'
 import { useDownload } from '../hooks/use-download.ts'
 import { DownloadButton } from './download-button.tsx'

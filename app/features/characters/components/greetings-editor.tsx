@@ -1,5 +1,5 @@
 import { Plus, Trash2 } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { CHARACTER_LIMITS, type FieldProblem } from '#contracts/characters.ts'
 import { fieldErrorText } from './field-error.ts'
 import { TextField } from './text-field.tsx'

@@ -1,6 +1,6 @@
 import { ImagePlus, Trash2 } from 'lucide-react'
 import { useRef } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { CHARACTER_LIMITS, type FieldProblem } from '#contracts/characters.ts'
 import type { ImageValue } from '../form-state.ts'
 import { fieldErrorText } from './field-error.ts'

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next'
 import { X } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { CardProblem } from '#contracts/api-errors.ts'
 import {
   CARD_IMPORT_ERRORS,

@@ -1,5 +1,5 @@
 import { useMemo } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { LOCALES, type Locale } from '#contracts/locales.ts'
 import type { RoleTexts } from '#contracts/role-texts.ts'
 import { languageLabel, languageNamer } from '../language-names.ts'

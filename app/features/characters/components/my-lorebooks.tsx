@@ -1,7 +1,7 @@
 import { BookOpen } from 'lucide-react'
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { formatDate } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import type { Locale } from '#contracts/locales.ts'
 import { LOREBOOK_EXPORT_FORMATS, type LorebookExportFormat, type LorebookSummary } from '#contracts/lorebooks.ts'

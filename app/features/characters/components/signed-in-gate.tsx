@@ -1,8 +1,8 @@
 import { LogIn } from 'lucide-react'
 import { type ReactNode, useSyncExternalStore } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useLocation } from 'react-router'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { useIsLoggedIn } from '#app/lib/session.ts'
 
 const subscribeNothing = () => () => {}

@@ -1,7 +1,7 @@
 import { Plus, X } from 'lucide-react'
 import { useId, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { CompactList } from '#app/components/compact-list.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { Tag } from '#contracts/catalogue.ts'
 import { CHARACTER_LIMITS, type FieldProblem, tagKey } from '#contracts/characters.ts'
 import { type FormTag, formTagKey, tagFor } from '../form-state.ts'

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { type FieldProblem, textLength } from '#contracts/characters.ts'
 import { fieldErrorText } from './field-error.ts'
 

@@ -1,19 +1,13 @@
-import i18next from 'i18next'
 import { renderToString } from 'react-dom/server'
-import { I18nextProvider } from 'react-i18next'
 import { describe, expect, it } from 'vitest'
+import { createI18n } from '#app/lib/i18n.ts'
+import { I18nProvider } from '#app/lib/i18n-react.tsx'
 import type { RoleTranslation } from '#contracts/role-texts.ts'
 import edit from '#locales/en/characters-edit.json' with { type: 'json' }
 import common from '#locales/en/common.json' with { type: 'json' }
 import { TranslationEditor } from './translation-editor.tsx'
 
-const i18n = i18next.createInstance()
-void i18n.init({
-  lng: 'en',
-  resources: { en: { common, 'characters-edit': edit } },
-  defaultNS: 'common',
-  initAsync: false,
-})
+const i18n = createI18n('en', { common, 'characters-edit': edit })
 
 const source = {
   name: 'Orla Finch',
@@ -39,7 +33,7 @@ const machine: RoleTranslation = {
 
 const render = (translation: RoleTranslation | null) =>
   renderToString(
-    <I18nextProvider i18n={i18n}>
+    <I18nProvider i18n={i18n}>
       <TranslationEditor
         roleId="r1"
         locale="ar"
@@ -53,7 +47,7 @@ const render = (translation: RoleTranslation | null) =>
         onSaved={() => {}}
         onCancel={() => {}}
       />
-    </I18nextProvider>,
+    </I18nProvider>,
   )
 
 /** The opening tag of the element with this id. */

@@ -1,7 +1,7 @@
 import { GitBranch } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { formatDateTime } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { ChatBranchLinks } from '#contracts/chat-branches.ts'
 import type { Locale } from '#contracts/locales.ts'
 

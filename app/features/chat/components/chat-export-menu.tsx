@@ -1,6 +1,6 @@
 import { Download } from 'lucide-react'
 import { useEffect, useId, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import { CHAT_EXPORT_FORMATS, type ChatExportFormat } from '#contracts/chat-transfer.ts'
 import { downloadChat } from '../transfer-api.ts'

@@ -1,6 +1,6 @@
 import { Brain, SlidersHorizontal, Trash2 } from 'lucide-react'
 import type { ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { ContextUsage } from '#contracts/chat.ts'
 import { imageVariantUrl } from '#contracts/images.ts'
 

@@ -1,5 +1,5 @@
 import { useId } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { languageTag } from '#contracts/chat-language.ts'
 import { LOCALE_NAMES, LOCALE_TAGS, LOCALES, type Locale } from '#contracts/locales.ts'
 

@@ -1,11 +1,11 @@
 import type { TFunction } from 'i18next'
 import { useId, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
 import { updateChatSettings } from '#app/features/chat/settings-api.ts'
 import { updateAuthorNote } from '#app/features/chat/writing-aids-api.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
 import { formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import type { ChatGenerationSettings, ChatSettings, PublicModel } from '#contracts/chat.ts'
 import {

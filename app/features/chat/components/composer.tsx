@@ -1,8 +1,8 @@
 import { Gem, PenLine, Send, Square } from 'lucide-react'
 import type { FormEvent } from 'react'
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { CHAT_MESSAGE_MAX_LENGTH, messageLength, type PublicModel } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'
 

@@ -1,7 +1,7 @@
 import { WifiOff } from 'lucide-react'
 import { useId, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { Dialog, DialogActions, DialogDescription, DialogTitle } from '#app/components/dialog.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /** 'Connection Error' with Show/Hide Details and Close (spec section 3), plus a one-click retry. */
 export function ConnectionErrorDialog({

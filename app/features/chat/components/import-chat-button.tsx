@@ -1,6 +1,6 @@
 import { FileUp } from 'lucide-react'
 import { useId, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import type { ChatImportResult } from '#contracts/chat-transfer.ts'
 import { refreshMyChats } from '../my-chats.ts'

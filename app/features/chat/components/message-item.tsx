@@ -1,6 +1,6 @@
 import { ChevronLeft, ChevronRight, FastForward, GitBranch, Pencil, RotateCw, Trash2 } from 'lucide-react'
 import { useEffect, useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { renderMarkdown } from '#app/lib/markdown.ts'
 import type { ChatMessage, PublicModel } from '#contracts/chat.ts'
 import { imageVariantUrl } from '#contracts/images.ts'

@@ -1,7 +1,7 @@
 import type { RefObject } from 'react'
-import { useTranslation } from 'react-i18next'
 import { thoughtKey } from '#app/features/chat/hooks/use-streaming-reply.ts'
 import { strandedMessageId } from '#app/features/chat/reply-problems.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { ChatMessage, PublicModel } from '#contracts/chat.ts'
 import type { SceneMember } from '#contracts/chat-scenes.ts'
 import { MessageItem, StreamingItem } from './message-item.tsx'

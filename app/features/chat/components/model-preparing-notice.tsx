@@ -1,6 +1,6 @@
 import { AlertTriangle, Download } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
 import { formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { ChatProvider } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'
 

@@ -1,6 +1,6 @@
 import { MessageCircle } from 'lucide-react'
 import { useId } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { SCENE_MODES, type Scene, type SceneMode } from '#contracts/chat-scenes.ts'
 
 type Props = {

@@ -1,5 +1,5 @@
 import { Brain } from 'lucide-react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 /**
  * The model's thinking (reasoning events) above its reply: collapsed, muted, opened on demand.

@@ -1,8 +1,8 @@
 import type { Dispatch, SetStateAction } from 'react'
-import { useTranslation } from 'react-i18next'
 import { deleteMessage, selectSwipe, editMessage as updateMessage } from '#app/features/chat/api.ts'
 import { swipeStep } from '#app/features/chat/reply-problems.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import { CHAT_MESSAGE_MAX_LENGTH, type ChatMessage, messageLength } from '#contracts/chat.ts'
 

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { addSceneMember, getScene, removeSceneMember, setSceneMode } from '#app/features/chat/scene-api.ts'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import type { Scene, SceneMode } from '#contracts/chat-scenes.ts'
 

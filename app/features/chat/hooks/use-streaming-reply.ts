@@ -1,5 +1,4 @@
 import { type Dispatch, type SetStateAction, useEffect, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { isValidReply, stopReply, streamReply } from '#app/features/chat/api.ts'
 import { chatUpdated } from '#app/features/chat/my-chats.ts'
 import {
@@ -9,6 +8,7 @@ import {
   withMessage,
 } from '#app/features/chat/reply-problems.ts'
 import { ApiError } from '#app/lib/http.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { setPoints } from '#app/lib/points.ts'
 import type { ChatMessage, ChatSessionDetail, ChatStreamEvent } from '#contracts/chat.ts'
 import type { Locale } from '#contracts/locales.ts'

@@ -1,6 +1,6 @@
 import { useId } from 'react'
-import { useTranslation } from 'react-i18next'
 import { formatDate, formatShortDay } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { directionOf, type Locale } from '#contracts/locales.ts'
 import { CHART_HEIGHT, CHART_WIDTH, linePath, lonePoints, niceMax } from '../chart-geometry.ts'
 

@@ -1,6 +1,6 @@
 import { useId } from 'react'
-import { useTranslation } from 'react-i18next'
 import { formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { HealthModels } from '#contracts/admin-health.ts'
 import type { Locale } from '#contracts/locales.ts'
 

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { NoteField } from '#app/features/console/components/note-field.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { NOTE_MAX_LENGTH } from '#contracts/admin-moderation.ts'
 
 export type Choice<A extends string> = { value: A; label: string; disabled?: boolean }

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { formatDate, formatLanguage } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { ReportedCharacter } from '#contracts/admin-moderation.ts'
 import { LOCALE_TAGS, type Locale } from '#contracts/locales.ts'
 import { StateBadges } from './state-badges.tsx'

@@ -1,8 +1,8 @@
 import { type FormEvent, useId, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { useNavigate } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
 import { fieldClass } from '#app/features/console/components/note-field.tsx'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { characterIdFrom } from '../character-id.ts'
 
 /** "Open a character": any character by its id or page address, reported or not, to act on it. */

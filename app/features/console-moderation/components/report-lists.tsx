@@ -1,6 +1,6 @@
-import { useTranslation } from 'react-i18next'
 import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
 import { formatDateTime } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { ReportedCharacter } from '#contracts/admin-moderation.ts'
 import type { Locale } from '#contracts/locales.ts'
 

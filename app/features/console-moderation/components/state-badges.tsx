@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 const badge = 'inline-block rounded-full border px-2 py-0.5 text-xs font-semibold whitespace-nowrap'
 

@@ -1,7 +1,7 @@
-import { useTranslation } from 'react-i18next'
 import { Loading, Pager } from '#app/features/console/components/load-state.tsx'
 import { fieldClass } from '#app/features/console/components/note-field.tsx'
 import { formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { Locale } from '#contracts/locales.ts'
 
 export const PAGE_SIZE = 50

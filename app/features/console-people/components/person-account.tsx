@@ -1,6 +1,6 @@
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { formatDate, formatDateTime, formatLanguage } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { PersonDetail } from '#contracts/admin-people.ts'
 import { isLocale, type Locale } from '#contracts/locales.ts'
 import { linkClass, Part } from './shared.tsx'

@@ -1,7 +1,7 @@
-import { useTranslation } from 'react-i18next'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import type { PersonDetail } from '#contracts/admin-people.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { linkClass, Part, tdClass } from './shared.tsx'

@@ -1,6 +1,6 @@
-import { useTranslation } from 'react-i18next'
 import { ConsoleTable } from '#app/features/console/components/console-table.tsx'
 import { formatDateTime, formatNumber } from '#app/lib/format.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { isLedgerReason, type PersonDetail } from '#contracts/admin-people.ts'
 import type { Locale } from '#contracts/locales.ts'
 import { Part, tdClass } from './shared.tsx'

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 
 export const tdClass = 'p-3 align-top'
 export const linkClass = 'text-violet-300 underline hover:text-violet-200'

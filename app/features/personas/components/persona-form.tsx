@@ -1,6 +1,6 @@
 import { useId, useState } from 'react'
-import { useTranslation } from 'react-i18next'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { imageVariantUrl } from '#contracts/images.ts'
 import {
   checkPersonaFields,

@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ADULT_COOKIE } from '#contracts/catalogue.ts'
-import {
-  CHAT_EXPORT_FORMATS,
-  CHAT_IMPORT_LIMITS,
-  CHAT_IMPORT_RATE_LIMIT,
-  chatImportResultSchema,
-} from '#contracts/chat-transfer.ts'
+import { CHAT_EXPORT_FORMATS, CHAT_IMPORT_LIMITS, CHAT_IMPORT_RATE_LIMIT } from '#contracts/chat-transfer.ts'
+import { chatImportResultSchema } from '#contracts/chat-transfer-schemas.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
