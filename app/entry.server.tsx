@@ -1,11 +1,10 @@
 import { PassThrough } from 'node:stream'
 import { createReadableStreamFromReadable } from '@react-router/node'
-import type { i18n as I18n } from 'i18next'
 import { isbot } from 'isbot'
 import type { RenderToPipeableStreamOptions } from 'react-dom/server'
 import { renderToPipeableStream } from 'react-dom/server'
 import { type EntryContext, type RouterContextProvider, ServerRouter } from 'react-router'
-import { createI18n, namespacesOf } from '#app/lib/i18n.ts'
+import { createI18n, type I18n, namespacesOf } from '#app/lib/i18n.ts'
 import { I18nProvider } from '#app/lib/i18n-react.tsx'
 import { resourcesFor } from '#app/lib/i18n-resources.server.ts'
 import { appLoadContext, createAppLoadContext } from '#app/lib/load-context.ts'
@@ -18,7 +17,7 @@ export const streamTimeout = 5_000
 export const createLoadContext = createAppLoadContext
 
 /**
- * One i18next instance per locale and set of namespaces, made on first use and shared by every
+ * One translator (ADR 065) per locale and set of namespaces, made on first use and shared by every
  * render after: rendering only reads it (nothing on the server changes its language or loads
  * into it). At most the 21 locales × the routes' namespace sets (a few dozen) instances.
  */

@@ -41,7 +41,8 @@ export type I18n = {
 }
 
 /**
- * The translations of one locale: a fresh one per request on the server and one in the browser.
+ * The translations of one locale: on the server one per locale and namespace set, shared by every
+ * render (read only: nothing loads into it there); one in the browser.
  * `bundle` holds what is already known; the browser loads the rest on demand through `load`.
  */
 export function createI18n(locale: Locale, bundle: Bundle, load?: Load): I18n {
