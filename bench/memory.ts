@@ -405,7 +405,7 @@ async function runBench() {
           noisy: true,
         },
         {
-          name: `RSS after ${LOAD_S} s of pages at 10 connections (MiB)`,
+          name: `RSS during ${LOAD_S} s of pages at 10 connections, peak (MiB)`,
           limit: `≤ ${BUDGETS.pages}`,
           value: String(Math.round(pages.peak)),
           met: pages.peak <= BUDGETS.pages,
