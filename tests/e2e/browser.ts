@@ -282,6 +282,17 @@ export async function personPage(
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
+  // React's production errors name only a code; what caused them is in `cause`, which the
+  // `pageerror` event does not carry, so the page logs it and it joins the list.
+  await page.addInitScript(() => {
+    window.addEventListener('error', (event) => {
+      const cause = (event.error as { cause?: unknown } | undefined)?.cause
+      if (cause) console.debug(`[error cause] ${cause instanceof Error ? cause.stack : String(cause)}`)
+    })
+  })
+  page.on('console', (message) => {
+    if (message.text().startsWith('[error cause]')) errors.push(message.text())
+  })
   return { context, page, errors }
 }
 
