@@ -101,10 +101,12 @@ function translate(locale: Locale, data: Bundle, namespaces: readonly string[], 
   const path = separator === -1 ? key : key.slice(separator + 1)
   const fromOption = typeof options.ns === 'string' ? [options.ns] : (options.ns as string[] | undefined)
   const lookIn = separator === -1 ? (fromOption ?? namespaces) : [key.slice(0, separator)]
-  const candidates = keysFor(locale, path, options)
+  // Most calls have neither a count nor a context: one key to look for, nothing to build.
+  const candidates =
+    options.count === undefined && options.context === undefined ? [path] : keysFor(locale, path, options)
   for (const ns of lookIn) {
     for (const candidate of candidates) {
-      const found = lookUp(data[ns], candidate)
+      const found = lookUpIn(data[ns], candidate)
       if (typeof found === 'string') return interpolate(locale, found, options)
     }
   }
@@ -133,6 +135,29 @@ function pluralRules(locale: Locale): Intl.PluralRules {
     rules.set(locale, rule)
   }
   return rule
+}
+
+/**
+ * What each dotted key of a namespace resolved to, per namespace object (they never change once
+ * loaded). A page asks for the same few hundred keys on every render; splitting and walking each
+ * one was the translator's largest cost in a server-rendering profile.
+ */
+const resolved = new WeakMap<Record<string, unknown>, Map<string, unknown>>()
+
+function lookUpIn(tree: Record<string, unknown> | undefined, key: string): unknown {
+  if (!tree) return undefined
+  let known = resolved.get(tree)
+  if (!known) {
+    known = new Map()
+    resolved.set(tree, known)
+  }
+  const hit = known.get(key)
+  if (hit !== undefined) return hit
+  const value = lookUp(tree, key)
+  // Only keys the namespace has are kept, so the map is bounded by the namespace's own size
+  // whatever keys a request makes the page ask for.
+  if (value !== undefined) known.set(key, value)
+  return value
 }
 
 function lookUp(tree: Record<string, unknown> | undefined, key: string): unknown {
