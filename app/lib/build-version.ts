@@ -1,4 +1,4 @@
-import { isBuildInfo } from '#contracts/api.ts'
+import { isBuildInfo } from '#contracts/build-info.ts'
 
 const POLL_INTERVAL_MS = 5 * 60_000
 
