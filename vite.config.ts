@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import path from 'node:path'
 import { reactRouter } from '@react-router/dev/vite'
 import tailwindcss from '@tailwindcss/vite'
 import { defineConfig, type Plugin } from 'vite'
@@ -45,6 +46,47 @@ function zodWithoutEval(): Plugin {
   }
 }
 
+const LUCIDE_FACTORY = /[\\/]node_modules[\\/]lucide-react[\\/]dist[\\/]esm[\\/]createLucideIcon\.mjs$/
+const OWN_LUCIDE_FACTORY = path.resolve(import.meta.dirname, 'app/lib/lucide-icon.ts')
+
+const LUCIDE_ICON = /[\\/]node_modules[\\/]lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/][^\\/]+\.mjs$/
+
+/**
+ * lucide-react's icons built with our own factory (app/lib/lucide-icon.ts, ADR 066): the same
+ * markup for less JavaScript in every page's first load. Every icon module imports the factory by
+ * a relative path; only that file of lucide-react is replaced. The icons' shapes lose their React
+ * keys (`key: "5wwlr5"`), which our factory does not need.
+ */
+function smallerIcons(): Plugin {
+  let icons = 0
+  let replaced = false
+  return {
+    name: 'smaller-icons',
+    enforce: 'pre',
+    buildStart() {
+      icons = 0
+      replaced = false
+    },
+    async resolveId(source, importer, options) {
+      if (!importer || !source.endsWith('createLucideIcon.mjs')) return null
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
+      if (!resolved || !LUCIDE_FACTORY.test(resolved.id)) return null
+      replaced = true
+      return OWN_LUCIDE_FACTORY
+    },
+    transform(code, id) {
+      if (!LUCIDE_ICON.test(id)) return null
+      icons += 1
+      return { code: code.replace(/,\s*key: "[^"]*"/g, ''), map: null }
+    },
+    buildEnd() {
+      // A lucide-react that names or places its factory otherwise would quietly bring its own back.
+      if (icons > 0 && !replaced)
+        this.error('smaller-icons: lucide-react icons built, but its factory was not replaced')
+    },
+  }
+}
+
 type ModuleGraph = { getModuleInfo(id: string): { importers: readonly string[] } | null }
 
 /** Entry points whose static imports every page loads: the browser entry and the root route. */
@@ -87,7 +129,7 @@ function shellChunkName() {
 }
 
 export default defineConfig({
-  plugins: [tailwindcss(), reactRouter(), buildMetadata(), zodWithoutEval()],
+  plugins: [tailwindcss(), reactRouter(), buildMetadata(), zodWithoutEval(), smallerIcons()],
   define: {
     __BUILD_ID__: JSON.stringify(buildId),
   },

@@ -1,7 +1,7 @@
 import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { HydratedRouter } from 'react-router/dom'
-import { watchForNewBuilds } from '#app/lib/build-version.ts'
+import { watchForNewBuildsWhenIdle } from '#app/lib/build-version.ts'
 import { reloadOnceOnChunkError } from '#app/lib/chunk-reload.ts'
 import { loadTranslations, prefetchTranslationTable } from '#app/lib/i18n.client.ts'
 import { type Bundle, createI18n } from '#app/lib/i18n.ts'
@@ -9,7 +9,7 @@ import { I18nProvider } from '#app/lib/i18n-react.tsx'
 import { DEFAULT_LOCALE, isLocale } from '#contracts/locales.ts'
 
 reloadOnceOnChunkError()
-watchForNewBuilds(__BUILD_ID__)
+watchForNewBuildsWhenIdle(__BUILD_ID__)
 
 const handoff = window.__I18N__
 const locale = handoff && isLocale(handoff.locale) ? handoff.locale : DEFAULT_LOCALE

@@ -121,14 +121,6 @@ export function isPublicApiPath(apiPath: string): boolean {
   return (PUBLIC_API_PATHS as readonly string[]).includes(path)
 }
 
-/** Build metadata written at build time and polled by the client. */
-export type BuildInfo = { id: string; timestamp: number }
-
-export function isBuildInfo(value: unknown): value is BuildInfo {
-  const v = value as Partial<BuildInfo> | null
-  return typeof v?.id === 'string' && typeof v.timestamp === 'number'
-}
-
 export function isErrorEnvelope(value: unknown): value is ErrorEnvelope {
   const v = value as Partial<ErrorEnvelope> | null
   return (

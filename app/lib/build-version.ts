@@ -1,7 +1,6 @@
-import { isBuildInfo } from '#contracts/api.ts'
-
-const POLL_INTERVAL_MS = 5 * 60_000
-
+// Whether a newer build is live (spec section 7). The flag is read on every navigation
+// (use-full-reload-on-new-build.ts); the watcher that sets it (build-watcher.ts) is loaded when the
+// browser is first idle, so it is not part of any page's first-load JavaScript.
 let newerBuildDeployed = false
 
 /** True once the server announced a build other than the one this page runs. */
@@ -9,42 +8,19 @@ export function isNewerBuildDeployed(): boolean {
   return newerBuildDeployed
 }
 
-async function fetchLatestBuild(): Promise<string | null> {
-  const response = await fetch(`/builds/latest.json?t=${Date.now()}`, { cache: 'no-store' })
-  if (!response.ok) return null
-  const info: unknown = await response.json()
-  return isBuildInfo(info) ? info.id : null
+export function noteNewerBuild() {
+  newerBuildDeployed = true
 }
 
-/**
- * Polls `builds/latest.json` (and checks again when the tab becomes visible). When another build
- * is live, the next navigation becomes a full page load (see `useFullReloadOnNewBuild`).
- * About a second after the page goes idle it also fetches this build's metadata, except on
- * slow-2g connections; failures there are only logged (spec section 8).
- */
-export function watchForNewBuilds(currentBuildId: string) {
-  const check = async () => {
-    if (newerBuildDeployed) return
-    try {
-      const latest = await fetchLatestBuild()
-      if (latest && latest !== currentBuildId) newerBuildDeployed = true
-    } catch {
-      // Offline or deploying: try again at the next tick.
-    }
+/** Starts watching for new builds (build-watcher.ts) once the browser is idle. */
+export function watchForNewBuildsWhenIdle(currentBuildId: string) {
+  const start = () => {
+    import('./build-watcher.ts').then(
+      (watcher) => watcher.watchForNewBuilds(currentBuildId),
+      // A chunk that cannot be loaded reloads the page (chunk-reload.ts); offline, the next page load tries again.
+      () => {},
+    )
   }
-  setInterval(check, POLL_INTERVAL_MS)
-  document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'visible') void check()
-  })
-
-  const connection = (navigator as Navigator & { connection?: { effectiveType?: string } }).connection
-  if (connection?.effectiveType === 'slow-2g') return
-  const prefetchMeta = () =>
-    setTimeout(() => {
-      fetch(`/builds/meta/${currentBuildId}.json`).catch((error: unknown) => {
-        console.warn('build metadata could not be loaded', error)
-      })
-    }, 1000)
-  if ('requestIdleCallback' in window) window.requestIdleCallback(prefetchMeta)
-  else prefetchMeta()
+  if ('requestIdleCallback' in window) window.requestIdleCallback(start, { timeout: 5000 })
+  else setTimeout(start, 2000)
 }

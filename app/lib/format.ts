@@ -1,30 +1,12 @@
 import { LOCALE_TAGS, type Locale } from '#contracts/locales.ts'
+import { cached, formatNumber, numberFormat } from './format-number.ts'
 
 // Dates, numbers and prices always go through Intl in the page's locale, never by hand.
-// Formatters are cached: building one is far slower than using it.
-const cache = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>()
-
-function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>(
-  key: string,
-  make: () => T,
-): T {
-  let format = cache.get(key) as T | undefined
-  if (!format) {
-    format = make()
-    cache.set(key, format)
-  }
-  return format
-}
-
-const numberFormat = (locale: Locale, options: Intl.NumberFormatOptions) =>
-  cached(`n|${locale}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(LOCALE_TAGS[locale], options))
+// (Plain numbers live in format-number.ts, which every page loads; they are here too.)
+export { formatNumber }
 
 const dateFormat = (locale: Locale, options: Intl.DateTimeFormatOptions) =>
   cached(`d|${locale}|${JSON.stringify(options)}`, () => new Intl.DateTimeFormat(LOCALE_TAGS[locale], options))
-
-export function formatNumber(locale: Locale, value: number, options: Intl.NumberFormatOptions = {}): string {
-  return numberFormat(locale, options).format(value)
-}
 
 /** An average rating with one decimal, in the locale's digits and separator (4,5 in German). */
 export function formatRating(locale: Locale, average: number): string {

@@ -1,4 +1,4 @@
-import { formatNumber } from '#app/lib/format.ts'
+import { formatNumber } from '#app/lib/format-number.ts'
 import { directionOf, isLocale, type Locale } from '#contracts/locales.ts'
 
 // The pages' translations (ADR 065): what the app used of i18next (a namespace per JSON file,

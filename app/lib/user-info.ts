@@ -1,6 +1,5 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import { useLocation, useRevalidator, useRouteLoaderData } from 'react-router'
-import { api } from '#app/lib/http.ts'
 import { getAccessToken, onTokensChange } from '#app/lib/session.ts'
 import type { UserInfo } from '#contracts/accounts.ts'
 import { splitLocalePath } from '#contracts/locales.ts'
@@ -40,6 +39,8 @@ export function useUserInfo(): UserInfo | null {
  * that signed-out visitors see too). Other failures throw.
  */
 export async function loadUserInfo(): Promise<UserInfo | null> {
+  // The API client is not part of the first load (see signed-in-lazy.tsx): only a signed-in page asks.
+  const { api } = await import('#app/lib/http.ts')
   try {
     return await api<UserInfo>('/userInfo', { method: 'POST', auth: 'optional' })
   } catch (error) {
@@ -69,6 +70,7 @@ export function useUserInfoAfterNavigation() {
         requested = true
         emit()
         if (info.showAdultContent && !root?.adultConfirmed) {
+          const { api } = await import('#app/lib/http.ts')
           await api('/public/age-confirmation', { method: 'POST', body: { confirmed: true } })
           await revalidator.revalidate()
         }

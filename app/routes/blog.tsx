@@ -1,8 +1,8 @@
 import { Loader2 } from 'lucide-react'
 import { redirect, useNavigation } from 'react-router'
+import { ListErrorBoundary } from '#app/components/list-error-boundary.tsx'
 import { LocalizedLink } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { RouteErrorBoundary } from '#app/components/route-error-boundary.tsx'
 import { ArticleCard } from '#app/features/blog/components/article-card.tsx'
 import { Pagination } from '#app/features/catalogue/components/pagination.tsx'
 import { useTranslation } from '#app/lib/i18n-react.tsx'
@@ -90,5 +90,5 @@ export default function Blog({ loaderData, params }: Route.ComponentProps) {
 
 /** A failed load keeps the page and offers Retry (app/components/route-error-boundary.tsx). */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  return <RouteErrorBoundary error={error} retryIn="blog" />
+  return <ListErrorBoundary error={error} retryIn="blog" />
 }

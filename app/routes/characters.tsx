@@ -1,7 +1,7 @@
 import { Loader2 } from 'lucide-react'
 import { Link, redirect, useNavigation } from 'react-router'
+import { ListErrorBoundary } from '#app/components/list-error-boundary.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { RouteErrorBoundary } from '#app/components/route-error-boundary.tsx'
 import { Pagination } from '#app/features/catalogue/components/pagination.tsx'
 import { RoleCard, RoleGrid } from '#app/features/catalogue/components/role-card.tsx'
 import { TagFilter } from '#app/features/catalogue/components/tag-filter.tsx'
@@ -152,5 +152,5 @@ export default function Characters({ loaderData, params }: Route.ComponentProps)
 
 /** A failed load keeps the page and offers Retry (app/components/route-error-boundary.tsx). */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  return <RouteErrorBoundary error={error} retryIn="catalogue" />
+  return <ListErrorBoundary error={error} retryIn="catalogue" />
 }

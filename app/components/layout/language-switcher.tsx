@@ -1,7 +1,6 @@
 import { Languages } from 'lucide-react'
 import { useLocation } from 'react-router'
 import { Redirecting, useFullPageRedirect } from '#app/components/redirecting.tsx'
-import { saveLocale } from '#app/features/accounts/api/accounts.ts'
 import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { getAccessToken } from '#app/lib/session.ts'
 import {
@@ -46,7 +45,11 @@ export function LanguageSwitcher() {
     event.preventDefault()
     // A signed-in person's mails follow the choice: saved before leaving, which would cancel the call.
     // A failure leaves them as they were until the next signed-in page load (/userInfo reads the cookie).
-    void redirect(event.currentTarget.href, getAccessToken() ? saveLocale(locale) : undefined)
+    // The API client is fetched only then: it is not part of the first load (see signed-in-lazy.tsx).
+    const saved = getAccessToken()
+      ? import('#app/features/accounts/api/accounts.ts').then((accounts) => accounts.saveLocale(locale))
+      : undefined
+    void redirect(event.currentTarget.href, saved)
   }
   return (
     <details className="language-switcher group relative">

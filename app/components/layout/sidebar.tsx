@@ -1,15 +1,12 @@
-import { CreditCard, EyeOff, History, Home, Pin, Search, UserPen, Users, X } from 'lucide-react'
+import { CreditCard, EyeOff, Home, UserPen, Users, X } from 'lucide-react'
 import { NavLink, useLocation, useRevalidator, useRouteLoaderData } from 'react-router'
 import { useLocalizePath } from '#app/components/localized-link.tsx'
-import { useMyChats } from '#app/features/chat/my-chats.ts'
-import { api } from '#app/lib/http.ts'
 import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
-import { previewText } from '#app/lib/plain-text.ts'
 import { useIsLoggedIn } from '#app/lib/session.ts'
-import { imageVariantUrl } from '#contracts/images.ts'
 import { splitLocalePath } from '#contracts/locales.ts'
 import { LanguageSwitcher } from './language-switcher.tsx'
+import { MyChatsSection } from './signed-in-lazy.tsx'
 
 export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation()
@@ -55,22 +52,7 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
             </li>
           ))}
         </ul>
-        {loggedIn ? (
-          <section aria-labelledby="my-chats-title" className="mt-6">
-            <h2
-              id="my-chats-title"
-              className="flex items-center gap-2 px-3 text-xs font-semibold uppercase text-zinc-400"
-            >
-              <History aria-hidden="true" className="size-4" />
-              {t('nav.myChats')}
-            </h2>
-            <MyChats />
-            <NavLink to={localize('/chats')} end className="nav-item mt-1 text-sm" data-testid="all-chats">
-              <Search aria-hidden="true" className="size-4 shrink-0" />
-              {t('chatTidy.allChats')}
-            </NavLink>
-          </section>
-        ) : null}
+        {loggedIn ? <MyChatsSection /> : null}
       </nav>
       <div className="space-y-1 border-t border-zinc-800 p-3">
         <HideAdultContent />
@@ -88,6 +70,8 @@ function HideAdultContent() {
   if (!root?.adultConfirmed) return null
   const hide = async () => {
     try {
+      // The API client is not part of the first load (see signed-in-lazy.tsx).
+      const { api } = await import('#app/lib/http.ts')
       await api('/public/age-confirmation', { method: 'POST', body: { confirmed: false } })
       await revalidator.revalidate()
       notify(t('adultContent.hidden'), { type: 'success' })
@@ -100,49 +84,5 @@ function HideAdultContent() {
       <EyeOff aria-hidden="true" className="size-5 shrink-0" />
       {t('adultContent.hide')}
     </button>
-  )
-}
-
-/** The signed-in user's chats, pinned first, then newest first ('No chat history' when none). */
-function MyChats() {
-  const { t } = useTranslation()
-  const localize = useLocalizePath()
-  const { sessions, loaded, failed } = useMyChats()
-  if (failed && sessions.length === 0)
-    return <p className="px-3 py-2 text-sm text-red-300">{t('nav.sessionsFailed')}</p>
-  if (!loaded && sessions.length === 0) return null
-  if (sessions.length === 0) return <p className="px-3 py-2 text-sm text-zinc-400">{t('nav.noChatHistory')}</p>
-  return (
-    <ul className="mt-2 space-y-1" data-testid="my-chats">
-      {sessions.map((session) => (
-        <li key={session.id}>
-          <NavLink to={localize(`/chat/${session.id}`)} className="nav-item items-start">
-            <img
-              src={imageVariantUrl(session.role?.avatar, 'square-128') ?? '/default-avatar.svg'}
-              alt=""
-              width={32}
-              height={32}
-              loading="lazy"
-              className="size-8 shrink-0 rounded-full object-cover"
-            />
-            <span className="min-w-0">
-              <span className="flex items-center gap-1">
-                {session.pinned ? (
-                  <Pin aria-label={t('chatTidy.pinned')} className="size-3 shrink-0 text-violet-300" />
-                ) : null}
-                <span dir="auto" className="block truncate text-sm font-medium text-zinc-100">
-                  {session.title ?? session.role?.name ?? t('nav.newChat')}
-                </span>
-              </span>
-              {session.lastMessage ? (
-                <span dir="auto" className="block truncate text-xs text-zinc-400">
-                  {previewText(session.lastMessage)}
-                </span>
-              ) : null}
-            </span>
-          </NavLink>
-        </li>
-      ))}
-    </ul>
   )
 }

@@ -1,15 +1,11 @@
-import { Gem, LogOut, Menu, Search } from 'lucide-react'
+import { Menu, Search } from 'lucide-react'
 import { useEffect, useId, useRef, useState } from 'react'
-import { Form, useLocation, useNavigate, useParams, useSearchParams } from 'react-router'
+import { Form, useLocation, useNavigate, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
-import { formatNumber } from '#app/lib/format.ts'
-import { api } from '#app/lib/http.ts'
 import { useTranslation } from '#app/lib/i18n-react.tsx'
-import { usePoints } from '#app/lib/points.ts'
-import { routeLocale } from '#app/lib/route-locale.ts'
-import { clearTokens, getRefreshToken, useIsLoggedIn } from '#app/lib/session.ts'
-import { useUserInfo } from '#app/lib/user-info.ts'
+import { useIsLoggedIn } from '#app/lib/session.ts'
 import { ROLE_SEARCH_MAX_LENGTH } from '#contracts/catalogue.ts'
+import { AccountActions } from './signed-in-lazy.tsx'
 
 const SEARCH_DEBOUNCE_MS = 300
 
@@ -50,13 +46,6 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
   const loggedIn = useIsLoggedIn()
   const searchId = useId()
   const search = useSearchAsYouType(localize('/characters'))
-  const user = useUserInfo()
-  // Logout ends the login on the server too; the browser forgets the tokens either way.
-  const logout = () => {
-    const refreshToken = getRefreshToken()
-    clearTokens()
-    if (refreshToken) api('/logout', { method: 'POST', body: { refreshToken } }).catch(() => {})
-  }
   return (
     <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-zinc-800 bg-zinc-950/90 px-4 backdrop-blur">
       <button
@@ -90,27 +79,7 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
       </Form>
       <div className="ms-auto flex items-center gap-2">
         {loggedIn ? (
-          <>
-            <Balance />
-            <LocalizedLink
-              to="/account"
-              className="rounded-full"
-              title={t('topBar.account')}
-              data-testid="account-link"
-            >
-              <img
-                src={user?.avatar ?? '/default-avatar.svg'}
-                alt={user ? user.username : t('topBar.account')}
-                width={32}
-                height={32}
-                className="size-8 rounded-full"
-              />
-            </LocalizedLink>
-            <button type="button" className="button-ghost" onClick={logout}>
-              <LogOut aria-hidden="true" className="size-4" />
-              {t('topBar.logout')}
-            </button>
-          </>
+          <AccountActions />
         ) : (
           <LocalizedLink to="/login" className="button-primary h-9 px-4 text-sm">
             {t('topBar.login')}
@@ -118,25 +87,5 @@ export function TopBar({ menuOpen, onToggleMenu }: { menuOpen: boolean; onToggle
         )}
       </div>
     </header>
-  )
-}
-
-/** The diamonds held, linking to the plans; '…' until known. */
-function Balance() {
-  const { t } = useTranslation()
-  const locale = routeLocale(useParams())
-  const { points, failed } = usePoints()
-  const label = failed ? t('topBar.pointsFailed') : t('topBar.diamonds', { count: points ?? 0 })
-  return (
-    <LocalizedLink
-      to="/subscribe"
-      className="button-ghost tabular-nums"
-      aria-label={label}
-      title={label}
-      data-testid="balance"
-    >
-      <Gem aria-hidden="true" className="size-4 text-violet-300" />
-      {failed ? '!' : points === null ? '…' : formatNumber(locale, points)}
-    </LocalizedLink>
   )
 }
