@@ -82,7 +82,8 @@ async function measureComponent(name: string, dataDir: string) {
           .map((file) => JSON.parse(readFileSync(path.join(dir, entry.name, file), 'utf8'))),
       )
   } else if (name === 'tokenizer') {
-    const { countTokens } = await import('#server/modules/models/tokens.ts')
+    const { countTokens, tokenizerReady } = await import('#server/modules/models/tokens.ts')
+    await tokenizerReady()
     const words = readFileSync(path.join(root, 'content', 'blog', 'how-memory-and-diamonds-work', 'en.md'), 'utf8')
     keep = countTokens(words.repeat(20))
   } else if (name !== 'bare') {
@@ -158,7 +159,8 @@ async function seed(dataDir: string) {
 }
 
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; startMs: number }> {
-  const port = await freePort()
+  // BENCH_MEMORY_PORT: a fixed port (a shared machine hands each user a range); else any free one.
+  const port = process.env.BENCH_MEMORY_PORT ? Number(process.env.BENCH_MEMORY_PORT) : await freePort()
   const url = `http://127.0.0.1:${port}`
   const started = Date.now()
   const child = spawn(

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
 
 /**
  * Short-lived shared state: caches, counters for rate limits, one-time markers.
@@ -121,6 +121,9 @@ function memoryStore(cacheChars: number): KeyValueStore {
 }
 
 function redisStore(url: string, prefix: string): KeyValueStore {
+  // Required only when REDIS_URL is set (ADR 067): ioredis holds a few MB an in-process store never
+  // needs. It is CommonJS, so this stays synchronous.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
   const redis = new Redis(url, {
     keyPrefix: prefix,
     maxRetriesPerRequest: 2,

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { MessageAuthor } from '#contracts/chat.ts'
 import type { Db } from '#db/client.ts'
 import { chatMessages, chatSwipes } from '#db/schema/chat.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 
 /**
  * Appends messages to a session as if the conversation had happened (complete replies with one
@@ -13,6 +13,7 @@ export async function addMessages(
   sessionId: string,
   list: { author: MessageAuthor; content: string }[],
 ): Promise<number[]> {
+  await tokenizerReady()
   const ids: number[] = []
   for (const m of list) {
     const tokens = countTokens(m.content)

@@ -1,8 +1,8 @@
-import sharp from 'sharp'
 import type { BlogArticle, BlogList, BlogSummary } from '#contracts/blog.ts'
 import { BLOG_RELATED_COUNT } from '#contracts/blog.ts'
 import type { RoleSummary } from '#contracts/catalogue.ts'
 import { DEFAULT_LOCALE, isLocale, LOCALES, type Locale } from '#contracts/locales.ts'
+import { loadSharp } from '#server/lib/sharp.ts'
 import type { ArticleText, BlogAsset, BlogContent, LoadedArticle } from './blog-content.ts'
 import { socialFileOf } from './blog-content.ts'
 
@@ -129,10 +129,12 @@ export function createBlogService({ content, catalogue, log }: BlogServiceDeps) 
       const key = `${slug}/${source.file}`
       let image = socialImages.get(key)
       if (!image) {
-        image = sharp(source.body, { density: 144 })
-          .resize(SOCIAL_WIDTH, SOCIAL_HEIGHT, { fit: 'cover' })
-          .png({ compressionLevel: 9 })
-          .toBuffer()
+        image = loadSharp().then((sharp) =>
+          sharp(source.body, { density: 144 })
+            .resize(SOCIAL_WIDTH, SOCIAL_HEIGHT, { fit: 'cover' })
+            .png({ compressionLevel: 9 })
+            .toBuffer(),
+        )
         image.catch(() => socialImages.delete(key))
         socialImages.set(key, image)
       }

@@ -1,6 +1,6 @@
 import { type Zippable, zipSync } from 'fflate'
-import sharp from 'sharp'
 import { addOtherFields } from '#server/lib/other-fields.ts'
+import { loadSharp } from '#server/lib/sharp.ts'
 import { assetEntryOf, charxPathsOf, fitPng, pngAssetTexts } from './card-assets.ts'
 import { multilingualNotesOf, taleweaveExtensionOf } from './card-languages.ts'
 import { CardError, type CharacterBook, type CharacterDraft, type LorebookEntry } from './card-types.ts'
@@ -111,6 +111,7 @@ const MAX_INPUT_PIXELS = 40_000_000
 export const DEFAULT_CARD_SIZE = { width: 400, height: 600 } as const
 
 async function avatarAsPng(avatar: Buffer | null | undefined): Promise<Buffer> {
+  const sharp = await loadSharp()
   if (!avatar) {
     return sharp({ create: { ...DEFAULT_CARD_SIZE, channels: 3, background: '#2f3542' } })
       .png()

@@ -17,7 +17,7 @@ import {
 import { OPERATOR_HINTS } from '#server/modules/models/model-failures.ts'
 import { modelContext, recordContextExceeded, recordPromptUsage } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import { effectiveSettings } from '#server/modules/models/user-settings.ts'
 import { authorNoteOf } from './authors-note.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
@@ -165,6 +165,7 @@ export function createGeneration({
 
   /** The answer already stored for a repeated request: nothing is generated or spent again. */
   async function replay(turn: Turn, reply: ChatMessageRow): Promise<TurnOutcome> {
+    await tokenizerReady()
     turn.hooks.onStart({
       sessionId: turn.session.id,
       userMessage: turn.userMessage ? toChatMessage(turn.userMessage) : null,
@@ -207,6 +208,8 @@ export function createGeneration({
    * a memory summary there gives way (ADR 034).
    */
   async function generate(turn: Turn, loaded?: LoadedHistory): Promise<TurnOutcome> {
+    // The prompt and the stored reply are counted synchronously (models/tokens.ts, ADR 067).
+    await tokenizerReady()
     const started = activity?.replyStarted(turn.model)
     try {
       // A summary it interrupted has left the server first (model-activity.ts).

@@ -1,4 +1,5 @@
 import type { Lorebook } from '#contracts/characters.ts'
+import { tokenizerReady } from '#server/modules/models/tokens.ts'
 import type { ChatRepo } from './chat.repo.ts'
 import { HISTORY_PAGE, toHistory } from './chat-views.ts'
 import { countsCharacterMessages } from './lorebook.ts'
@@ -17,6 +18,8 @@ export async function loadHistory(
   beforeId?: number,
   firstPage?: HistoryMessage[],
 ) {
+  // Every prompt is built from a loaded history: waiting here lets the prompt count synchronously.
+  await tokenizerReady()
   const newestFirst: HistoryMessage[] = []
   let used = 0
   let cursor = beforeId

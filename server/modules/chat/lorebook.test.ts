@@ -1,8 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Lorebook } from '#contracts/characters.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import { activeLore, DEFAULT_SCAN_DEPTH, noLore } from './lorebook.ts'
+
+// These tests call the synchronous counting code directly; the app awaits this on its async paths.
+await tokenizerReady()
 
 type Entry = Lorebook['entries'][number]
 

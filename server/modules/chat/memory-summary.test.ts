@@ -4,7 +4,7 @@ import { CHAT_SUMMARY_RETRY_LIMIT, MEMORY_NOTE_MAX_LENGTH } from '#contracts/cha
 import { chatSessions } from '#db/schema/chat.ts'
 import { SAFETY_MARGIN } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import { createRole } from '#tests/factories/catalogue.ts'
 import { addMessages } from '#tests/factories/chat.ts'
@@ -16,6 +16,9 @@ import { createModelActivity, YIELD_GRACE_MS } from './model-activity.ts'
 import type { HistoryMessage, Prompt } from './prompt.ts'
 import { buildSummaryRequest, SUMMARY_OUTPUT_SHARE, summaryBudget, summaryPrompt } from './summary-request.ts'
 import { createTurnSlots } from './turn-slots.ts'
+
+// These tests call the synchronous counting code directly; the app awaits this on its async paths.
+await tokenizerReady()
 
 // --- the request sized to the model's context --------------------------------------------------
 

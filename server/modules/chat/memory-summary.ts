@@ -11,6 +11,7 @@ import { completeChat, LlmError, opaqueUserId } from '#server/modules/models/llm
 import { OPERATOR_HINTS } from '#server/modules/models/model-failures.ts'
 import { modelContext, recordContextExceeded } from '#server/modules/models/model-server-info.ts'
 import type { ModelConfig } from '#server/modules/models/models.ts'
+import { tokenizerReady } from '#server/modules/models/tokens.ts'
 import type { ChatRepo, SessionView } from './chat.repo.ts'
 import { HISTORY_PAGE, toHistory } from './chat-views.ts'
 import { reasoningFields } from './generation.ts'
@@ -141,6 +142,8 @@ export function createMemorySummary(deps: MemorySummaryDeps) {
     queuedLanguage: Locale | null,
     sceneNames: readonly string[],
   ) {
+    // The request is measured and trimmed synchronously (summary-request.ts, ADR 067).
+    await tokenizerReady()
     // The chat's own language now, else the one its replies were written in when the job was queued.
     const names = {
       characterName: session.roleName ?? '',

@@ -3,10 +3,13 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Lorebook } from '#contracts/characters.ts'
 import { importCard } from '#server/modules/cards/import-card.ts'
-import { countMessageTokens, countTokens } from '#server/modules/models/tokens.ts'
+import { countMessageTokens, countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import { readDecorators } from './lore-decorators.ts'
 import { activeLore } from './lorebook.ts'
 import { buildPrompt, type Character, contextWindow, type HistoryMessage, replaceMacros } from './prompt.ts'
+
+// These tests call the synchronous counting code directly; the app awaits this on its async paths.
+await tokenizerReady()
 
 // Issue 21 item 4: real cards with lorebooks (../shared/cards, read-only; skipped where absent) on
 // small and large models. The lore the author wrote reaches the model before the description is

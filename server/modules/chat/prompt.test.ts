@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Lorebook } from '#contracts/characters.ts'
-import { countMessageTokens, countTokens } from '#server/modules/models/tokens.ts'
+import { countMessageTokens, countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import { CONTINUE_TURN, INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN, shapeMessages } from './message-shaping.ts'
 import {
   buildPrompt,
@@ -12,6 +12,9 @@ import {
   systemPromptOf,
   truncateToTokens,
 } from './prompt.ts'
+
+// These tests call the synchronous counting code directly; the app awaits this on its async paths.
+await tokenizerReady()
 
 const character: Character = {
   name: 'Aria',

@@ -168,10 +168,12 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   return text.slice(0, low)
 }
 
-const roleTokens: Record<MessageAuthor, number> = { user: countTokens('user'), assistant: countTokens('assistant') }
+// Counted on first use, not at import: the tokenizer loads when a chat first needs it (ADR 067).
+let roleTokens: Record<MessageAuthor, number> | undefined
 
 /** What one stored message adds to a prompt (its text was counted when it was written). */
 export function messageCost(message: Pick<HistoryMessage, 'author' | 'tokens'>): number {
+  roleTokens ??= { user: countTokens('user'), assistant: countTokens('assistant') }
   return TOKENS_PER_MESSAGE + roleTokens[message.author] + message.tokens
 }
 

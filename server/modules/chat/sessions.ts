@@ -4,7 +4,7 @@ import { AppError } from '#server/lib/errors.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { modelContext } from '#server/modules/models/model-server-info.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import { effectiveSettings, refusalOf, userBoundsOf } from '#server/modules/models/user-settings.ts'
 import type { RoleTextsService } from '#server/modules/role-texts/role-texts.service.ts'
 import { authorNoteOf } from './authors-note.ts'
@@ -141,6 +141,8 @@ export function createChatSessions({ repo, entitlements, catalogue, texts, perso
      * else in its own language (ADR 039).
      */
     async createSession(userId: string, rolePublicId: string, adultCookie: boolean, locale?: Locale) {
+      // The greetings are counted as they are stored (ADR 067).
+      await tokenizerReady()
       const role = await chattableRole(userId, rolePublicId, adultCookie)
       const localized = locale ? await texts.localize(role, locale) : null
       const shown = localized?.texts ?? role

@@ -1,5 +1,5 @@
 import { AppError } from '#server/lib/errors.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import type { ChatRepo } from './chat.repo.ts'
 import { checkText, replyInProgress, toChatMessage } from './chat-views.ts'
 import type { ChatSessions } from './sessions.ts'
@@ -68,6 +68,7 @@ export function createSwipesEdits({ repo, sessions, slots }: SwipesEditsDeps) {
 
     /** Edits one of the user's messages; the later messages go (the chat continues from it). */
     async editMessage(userId: string, sessionId: string, messageId: number, content: string) {
+      await tokenizerReady()
       await requireSession(sessionId, userId)
       checkText(content)
       if (slots.busy(sessionId)) throw replyInProgress()

@@ -2,7 +2,7 @@ import type { Locale } from '#contracts/locales.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { Entitlements } from '#server/modules/entitlements/entitlements.service.ts'
 import { modelContext } from '#server/modules/models/model-server-info.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import { effectiveSettings } from '#server/modules/models/user-settings.ts'
 import type { ChatMessageRow, ChatRepo, SessionView } from './chat.repo.ts'
 import {
@@ -212,6 +212,8 @@ export function createTurnPipeline({ repo, entitlements, slots, generation, scen
     async send(userId: string, input: SendInput, hooks: TurnHooks): Promise<TurnOutcome> {
       checkText(input.message)
       if (!UUID.test(input.sessionId)) throw invalidSession()
+      // The message is counted when it is stored; only the first send after start waits for the load.
+      await tokenizerReady()
       // Everything before the model call adds to the time to first token: the usual send is one
       // statement; anything it does not store (refusals, repeats, premium models) goes below.
       const sessionId = input.sessionId.toLowerCase()

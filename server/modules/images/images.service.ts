@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import sharp, { type Sharp, type WebpOptions } from 'sharp'
+import type { Sharp, WebpOptions } from 'sharp'
 import { IMAGE_VARIANT_NAMES, IMAGE_VARIANTS, type ImageVariant } from '#contracts/images.ts'
 import { AppError } from '#server/lib/errors.ts'
+import { loadSharp, type SharpModule } from '#server/lib/sharp.ts'
 import type { ImagesRepo, NewImage } from './images.repo.ts'
 
 /** Formats accepted on upload, recognised from the bytes themselves (never the file name). */
@@ -32,6 +33,11 @@ export type ImageKind = FramedKind | OriginalKind
 
 export const AVATAR: OriginalKind = { keep: 'original' }
 export const BANNER: FramedKind = { keep: 'frame', width: 1500, height: 500 }
+
+/** sharp, once `decode` (every way into the encoders) has loaded it; a call before that throws. */
+let sharp: SharpModule = (() => {
+  throw new Error('sharp used before loadSharp() resolved')
+}) as unknown as SharpModule
 
 type Encoded = { bytes: Buffer; width: number; height: number; contentType: string }
 type Pixels = { data: Buffer; width: number; height: number; channels: 1 | 2 | 3 | 4 }
@@ -147,6 +153,7 @@ export function createImagesService(repo: ImagesRepo) {
     accept: ReadonlySet<string> | undefined,
     made: { blurred: boolean; variants: boolean },
   ) {
+    sharp = await loadSharp()
     await sniff(input, accept)
     try {
       return await encode(input, kind, made)

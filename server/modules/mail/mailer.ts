@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 
 export type MailMessage = {
   to: string
@@ -35,39 +35,61 @@ export type MailerOptions = {
 // A mail server that stops answering must fail the request that sends, not hang it.
 const SMTP_TIMEOUT_MS = 10_000
 
+/**
+ * A transport made on the first mail (ADR 067): nodemailer holds ~5 MB of heap that a server
+ * sending no mail, or none yet, does without. Later mails reuse it.
+ */
+function lazyTransport(make: (mailer: typeof import('nodemailer')['default']) => Transporter) {
+  let made: Promise<Transporter> | undefined
+  return {
+    get: () => {
+      made ??= import('nodemailer')
+        .then((loaded) => make(loaded.default))
+        .catch((error: unknown) => {
+          // A failed load is tried again by the next mail.
+          made = undefined
+          throw error
+        })
+      return made
+    },
+    close: async () => (made ? (await made).close() : undefined),
+  }
+}
+
 export function createMailer(options: MailerOptions): Mailer {
   return options.smtpUrl ? smtpMailer(options.smtpUrl, options.from) : outboxMailer(options)
 }
 
 function smtpMailer(url: string, from: string): Mailer {
-  // Settings in the URL (`?pool=false`, `?connectionTimeout=...`) win over these defaults.
-  const transport = nodemailer.createTransport({
-    url,
-    pool: true,
-    maxConnections: 3,
-    connectionTimeout: SMTP_TIMEOUT_MS,
-    greetingTimeout: SMTP_TIMEOUT_MS,
-    socketTimeout: SMTP_TIMEOUT_MS,
+  const transport = lazyTransport((nodemailer) => {
+    // Settings in the URL (`?pool=false`, `?connectionTimeout=...`) win over these defaults.
+    const made = nodemailer.createTransport({
+      url,
+      pool: true,
+      maxConnections: 3,
+      connectionTimeout: SMTP_TIMEOUT_MS,
+      greetingTimeout: SMTP_TIMEOUT_MS,
+      socketTimeout: SMTP_TIMEOUT_MS,
+    })
+    // Failures reach the caller through `sendMail`; an unheard 'error' event would end the process.
+    made.on('error', () => {})
+    return made
   })
-  // Failures reach the caller through `sendMail`; an unheard 'error' event would end the process.
-  transport.on('error', () => {})
   return {
     kind: 'smtp',
     async send(message) {
-      await transport.sendMail({ from, ...message })
+      await (await transport.get()).sendMail({ from, ...message })
     },
-    async close() {
-      transport.close()
-    },
+    close: transport.close,
   }
 }
 
 function outboxMailer({ from, outboxDir, log, logLinks = true }: MailerOptions): Mailer {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true })
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true }))
   return {
     kind: 'outbox',
     async send(message) {
-      const info = await transport.sendMail({ from, ...message })
+      const info = await (await transport.get()).sendMail({ from, ...message })
       await mkdir(outboxDir, { recursive: true })
       // ISO time first so the folder sorts by time; without colons, which some systems refuse in names.
       const name = `${new Date().toISOString().replaceAll(':', '-')}-${randomBytes(4).toString('hex')}.eml`
@@ -75,9 +97,7 @@ function outboxMailer({ from, outboxDir, log, logLinks = true }: MailerOptions):
       await writeFile(file, info.message as Buffer)
       log({ file, to: message.to, ...(logLinks ? { links: linksIn(message.text) } : {}) }, 'mail written to outbox')
     },
-    async close() {
-      transport.close()
-    },
+    close: transport.close,
   }
 }
 

@@ -1,6 +1,6 @@
 import { modelFetch } from './model-fetch.ts'
 import type { ModelConfig } from './models.ts'
-import { countTokens } from './tokens.ts'
+import { countTokens, tokenizerReady } from './tokens.ts'
 
 /**
  * What the product learns from a model server (ADR 030): the context the model really takes and
@@ -106,22 +106,29 @@ const perUnit = (perOurToken: Factors) =>
     SCRIPTS.map((script) => [script, (perOurToken[script] * countTokens(SAMPLES[script])) / unitsOf(SAMPLES[script])]),
   ) as Factors
 const ONES: Factors = { latin: 1, cyrillic: 1, arabic: 1, devanagari: 1, thai: 1, cjk: 1, hangul: 1 }
-const LLAMA_PRIOR = perUnit(PER_OUR_TOKEN)
+// Computed on first use: the samples are counted with the tokenizer, which loads on first need (ADR 067).
+let llamaPrior: Factors | undefined
+const llamaPriorOf = () => {
+  llamaPrior ??= perUnit(PER_OUR_TOKEN)
+  return llamaPrior
+}
 
 type Learned = {
   /** The server's context, when it told it. */
   contextTokens: number | undefined
   /** Where `POST {root}/tokenize` answers, and in which dialect. */
   tokenize: 'llama.cpp' | 'vllm' | undefined
-  /** Measured against the server's tokenizer; undefined: the prior. */
-  factors: Factors | undefined
+  /**
+   * How many tokens the server counted in each sample; undefined: the prior. Turned into factors
+   * on first use (`factorsOf`), so a probe at start does not load our tokenizer.
+   */
+  sampleCounts: Factors | undefined
+  factors?: Factors | undefined
 }
 
 type Entry = {
   /** The server counts as o200k does (OpenAI): our counts are its own. */
   exact: boolean
-  /** Server tokens per script unit, before (or without) a measurement. */
-  prior: Factors
   learned: Learned | undefined
   fetchedAt: number
   ok: boolean
@@ -204,24 +211,36 @@ async function ollamaContext(root: string, model: ModelConfig): Promise<number |
 }
 
 /** How the server counts each sample: llama.cpp `{content}` → `{tokens}`, vLLM `{model, prompt}` → `{count}`. */
-async function measureFactors(root: string, model: ModelConfig, dialect: 'llama.cpp' | 'vllm') {
-  const factors = { ...ONES }
+async function measureSamples(root: string, model: ModelConfig, dialect: 'llama.cpp' | 'vllm') {
+  const counts = { ...ONES }
   for (const script of SCRIPTS) {
     const body =
       dialect === 'llama.cpp' ? { content: SAMPLES[script] } : { model: model.model, prompt: SAMPLES[script] }
     const answer = obj(await getJson(`${root}/tokenize`, model.apiKey, { method: 'POST', body }))
     const count = Array.isArray(answer.tokens) ? answer.tokens.length : posInt(answer.count)
     if (!count) return undefined
-    factors[script] = clampFactor(count / unitsOf(SAMPLES[script]))
+    counts[script] = count
   }
-  return factors
+  return counts
+}
+
+/** Server tokens per script unit: measured (converted once, with the tokenizer loaded), else the prior. */
+function factorsOf(learned: Learned | undefined): Factors {
+  if (!learned?.sampleCounts) return llamaPriorOf()
+  if (!learned.factors) {
+    const counts = learned.sampleCounts
+    learned.factors = Object.fromEntries(
+      SCRIPTS.map((script) => [script, clampFactor(counts[script] / unitsOf(SAMPLES[script]))]),
+    ) as Factors
+  }
+  return learned.factors
 }
 
 const isOpenAi = (baseUrl: string) => /(^|\.)openai\.com$/.test(new URL(baseUrl).hostname)
 
 async function probe(model: ModelConfig): Promise<Learned | undefined> {
   // OpenAI tells no context and has no /tokenize; o200k is its tokenizer.
-  if (isOpenAi(model.baseUrl)) return { contextTokens: undefined, tokenize: undefined, factors: undefined }
+  if (isOpenAi(model.baseUrl)) return { contextTokens: undefined, tokenize: undefined, sampleCounts: undefined }
   const root = serverRoot(model.baseUrl)
   const props = obj(await getJson(`${root}/props`, model.apiKey))
   const list = await getJson(`${model.baseUrl.replace(/\/+$/, '')}/models`, model.apiKey)
@@ -230,9 +249,9 @@ async function probe(model: ModelConfig): Promise<Learned | undefined> {
   const vllm = Array.isArray(data) && data.some((m) => obj(m).owned_by === 'vllm')
   const tokenize = 'default_generation_settings' in props ? 'llama.cpp' : vllm ? 'vllm' : undefined
   if (contextTokens === undefined) contextTokens = await ollamaContext(root, model)
-  const measured = tokenize ? await measureFactors(root, model, tokenize) : undefined
+  const measured = tokenize ? await measureSamples(root, model, tokenize) : undefined
   if (list === undefined && contextTokens === undefined && !measured) return undefined
-  return { contextTokens, tokenize: measured ? tokenize : undefined, factors: measured }
+  return { contextTokens, tokenize: measured ? tokenize : undefined, sampleCounts: measured }
 }
 
 function entryOf(model: ModelConfig): Entry {
@@ -241,7 +260,6 @@ function entryOf(model: ModelConfig): Entry {
   if (!entry) {
     entry = {
       exact: isOpenAi(model.baseUrl),
-      prior: LLAMA_PRIOR,
       learned: undefined,
       fetchedAt: 0,
       ok: false,
@@ -277,8 +295,7 @@ async function current(model: ModelConfig): Promise<Entry> {
   return entry
 }
 
-const factorOf = (entry: Entry, script: Script) =>
-  (entry.learned?.factors ?? entry.prior)[script] * entry.correction[script]
+const factorOf = (entry: Entry, script: Script) => factorsOf(entry.learned)[script] * entry.correction[script]
 
 function estimate(entry: Entry, text: string): number {
   let total = 0
@@ -317,6 +334,8 @@ export type ModelContext = {
  * text in the chat's language (e.g. its newest message), to convert our counts for its script.
  */
 export async function modelContext(model: ModelConfig, sample = ''): Promise<ModelContext> {
+  // Every caller sizes a prompt next, counting synchronously: this is where the tokenizer loads.
+  await tokenizerReady()
   const entry = await current(model)
   // The start of the text tells its script as well as the whole: the cost stays bounded.
   const text = sample.slice(0, SAMPLE_CHARS)

@@ -1,8 +1,36 @@
 import { encodeChat } from 'gpt-tokenizer/encoding/o200k_base'
-import { describe, expect, it } from 'vitest'
-import { countMessageTokens, countOneMessageTokens, countTokens, REPLY_PRIMING_TOKENS } from './tokens.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  countMessageTokens,
+  countOneMessageTokens,
+  countTokens,
+  REPLY_PRIMING_TOKENS,
+  tokenizerLoaded,
+  tokenizerReady,
+} from './tokens.ts'
+
+// Runs first (this file's own module instance): the encoding is loaded on first need (ADR 067).
+describe('before the tokenizer is loaded', () => {
+  it('has not loaded it on import, and refuses to count instead of guessing', () => {
+    expect(tokenizerLoaded()).toBe(false)
+    expect(() => countTokens('Hello, world!')).toThrow(/before tokenizerReady/)
+    // Even an empty text: a path that forgot to wait fails in every test that takes it.
+    expect(() => countTokens('')).toThrow(/before tokenizerReady/)
+    expect(() => countMessageTokens([{ role: 'user', content: 'Hi' }])).toThrow(/before tokenizerReady/)
+  })
+
+  it('loads it once: every caller waits for the same load', async () => {
+    const first = tokenizerReady()
+    expect(tokenizerReady()).toBe(first)
+    await first
+    expect(tokenizerLoaded()).toBe(true)
+    expect(countTokens('Hello, world!')).toBe(4)
+  })
+})
 
 describe('token counting (o200k_base)', () => {
+  beforeAll(() => tokenizerReady())
+
   it('counts known strings as OpenAI does', () => {
     expect(countTokens('')).toBe(0)
     expect(countTokens('Hello, world!')).toBe(4)

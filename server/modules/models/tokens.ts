@@ -1,5 +1,3 @@
-import { countTokens as countO200k, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base'
-
 /**
  * Token counting for the memory budget ("K memory") and the context gauge.
  *
@@ -12,11 +10,39 @@ import { countTokens as countO200k, setMergeCacheSize } from 'gpt-tokenizer/enco
  * speaker a third of the memory their plan buys. Counts are estimates for non-OpenAI models:
  * callers keep a margin below a model's `contextTokens`.
  *
- * Costs: o200k's ranks load once (~150 ms, on first import); counting a 20,000-token text takes
- * ~5 ms. gpt-tokenizer keeps an LRU of merged word pieces (100,000 entries by default); a tenth
- * of that keeps the common words of every language and bounds the memory. Nothing else is cached.
+ * Costs: o200k's ranks load once (1.8-2.5 s on a loaded 2-vCPU machine, ADR 067) and hold ~16 MB
+ * of heap; counting a 20,000-token text takes ~5 ms. gpt-tokenizer keeps an LRU of merged word
+ * pieces (100,000 entries by default); a tenth of that keeps the common words of every language
+ * and bounds the memory.
+ *
+ * Loaded on first need, not at start (ADR 067): an idle server, or one that only serves pages,
+ * never holds the ranks. Counting stays synchronous; every async path that counts awaits
+ * `tokenizerReady()` first, and a count before that throws instead of returning a wrong number.
  */
-setMergeCacheSize(10_000)
+type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base')
+
+let encoding: Encoding | undefined
+let loading: Promise<void> | undefined
+
+/** Loads the encoding once; later calls return the same promise. A failed load is tried again. */
+export function tokenizerReady(): Promise<void> {
+  loading ??= import('gpt-tokenizer/encoding/o200k_base').then(
+    (loaded) => {
+      loaded.setMergeCacheSize(10_000)
+      encoding = loaded
+    },
+    (error: unknown) => {
+      loading = undefined
+      throw error
+    },
+  )
+  return loading
+}
+
+/** Whether the encoding is in memory (the idle-memory tests check it is not, at start). */
+export function tokenizerLoaded(): boolean {
+  return encoding !== undefined
+}
 
 // User text may contain "<|endoftext|>" or "<|im_start|>": count it as the plain text the
 // provider tokenizes it as, instead of throwing (gpt-tokenizer's default for special tokens).
@@ -32,7 +58,9 @@ export const REPLY_PRIMING_TOKENS = 3
 export type CountableMessage = { role: string; content: string; name?: string | undefined }
 
 export function countTokens(text: string): number {
-  return text ? countO200k(text, asPlainText) : 0
+  // Even an empty text throws before the load: a path that forgot to await is found by any test.
+  if (!encoding) throw new Error('countTokens called before tokenizerReady() resolved')
+  return text ? encoding.countTokens(text, asPlainText) : 0
 }
 
 /** One message with its chat-format overhead, for adding messages to a budget one by one. */

@@ -1,4 +1,4 @@
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
 import { AppError } from '#server/lib/errors.ts'
 import {
   type CheckoutRequest,
@@ -23,8 +23,31 @@ const idOf = (value: unknown): string | undefined =>
       : undefined
 
 /**
+ * The SDK, once a payment or a webhook first needs it (ADR 067): it holds ~6 MB that a server
+ * taking no card payment, or none yet, does without.
+ */
+let sdk: typeof Stripe | undefined
+
+async function loadSdk(): Promise<typeof Stripe> {
+  sdk ??= (await import('stripe')).default
+  return sdk
+}
+
+/** Whether `error` is the SDK's error of that class; nothing is, before the SDK is loaded. */
+function isStripeError(
+  error: unknown,
+  name: 'StripeInvalidRequestError' | 'StripeCardError',
+): error is Stripe.errors.StripeError {
+  return sdk !== undefined && error instanceof sdk.errors[name]
+}
+
+/** Whether the SDK is in memory (the idle-memory tests check it is not, at start). */
+export const stripeSdkLoaded = () => sdk !== undefined
+
+/**
  * Card subscriptions through Stripe Checkout (subscription mode) with the official SDK. `apiUrl`
- * points the SDK at another Stripe-compatible server (stripe-mock, or the test double).
+ * points the SDK at another Stripe-compatible server (stripe-mock, or the test double). The client
+ * is made on the first call that needs it.
  */
 export function createStripeGateway(options: {
   secretKey: string
@@ -32,19 +55,25 @@ export function createStripeGateway(options: {
   apiUrl?: string | undefined
 }): PaymentGateway {
   const url = options.apiUrl ? new URL(options.apiUrl) : undefined
-  const stripe = new Stripe(options.secretKey, {
-    maxNetworkRetries: 1,
-    timeout: 10_000,
-    ...(url
-      ? {
-          host: url.hostname,
-          port: url.port,
-          protocol: url.protocol === 'http:' ? ('http' as const) : ('https' as const),
-        }
-      : {}),
-  })
+  let made: Stripe | undefined
+  async function client(): Promise<Stripe> {
+    const StripeSdk = await loadSdk()
+    made ??= new StripeSdk(options.secretKey, {
+      maxNetworkRetries: 1,
+      timeout: 10_000,
+      ...(url
+        ? {
+            host: url.hostname,
+            port: url.port,
+            protocol: url.protocol === 'http:' ? ('http' as const) : ('https' as const),
+          }
+        : {}),
+    })
+    return made
+  }
 
   async function startCheckout(request: CheckoutRequest) {
+    const stripe = await client()
     const metadata = {
       orderId: request.orderId,
       userId: request.userId,
@@ -88,6 +117,7 @@ export function createStripeGateway(options: {
    * metadata so the subscription's events say which plan it now is.
    */
   async function changePlan(request: PlanChangeRequest): Promise<SubscriptionChanged> {
+    const stripe = await client()
     const subscription = await stripe.subscriptions.retrieve(request.providerSubscriptionId)
     const item = subscription.items.data[0]
     if (!item) throw new Error(`Stripe subscription ${request.providerSubscriptionId} has no item`)
@@ -130,11 +160,12 @@ export function createStripeGateway(options: {
    * Stripe does not know (`missing`) cannot be paid either. Outages throw.
    */
   async function expireCheckout(sessionId: string): Promise<'expired' | 'complete' | 'open' | 'missing'> {
+    const stripe = await client()
     const known = (status: string | null) => (status === 'expired' || status === 'complete' ? status : 'open')
     try {
       return known((await stripe.checkout.sessions.expire(sessionId)).status)
     } catch (error) {
-      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error
+      if (!isStripeError(error, 'StripeInvalidRequestError')) throw error
       if (error.code === 'resource_missing') return 'missing'
       return known((await stripe.checkout.sessions.retrieve(sessionId)).status)
     }
@@ -148,6 +179,7 @@ export function createStripeGateway(options: {
    * cancelled twice, and a payment refunded before (after the keys' 24 hours) counts as done.
    */
   async function cancelAndRefund(subscriptionId: string, orderId: string): Promise<{ refunded: number }> {
+    const stripe = await client()
     const subscription = await stripe.subscriptions.retrieve(subscriptionId)
     if (subscription.status !== 'canceled' && subscription.status !== 'incomplete_expired') {
       await stripe.subscriptions.cancel(
@@ -173,8 +205,7 @@ export function createStripeGateway(options: {
         )
         refunded += refund.amount
       } catch (error) {
-        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded')
-          continue
+        if (isStripeError(error, 'StripeInvalidRequestError') && error.code === 'charge_already_refunded') continue
         throw error
       }
     }
@@ -188,6 +219,7 @@ export function createStripeGateway(options: {
    * so a retried call is one refund at Stripe and its webhooks find our row.
    */
   async function refund(request: RefundRequest) {
+    const stripe = await client()
     const session = await stripe.checkout.sessions.retrieve(request.providerRef)
     const loose = session as unknown as Record<string, unknown>
     const subscriptionId = idOf(loose.subscription)
@@ -238,6 +270,7 @@ export function createStripeGateway(options: {
 
     /** The event, when the signature over the exact raw body is Stripe's; a 400 otherwise. */
     async parseWebhook(rawBody, headers) {
+      const stripe = await client()
       let event: Stripe.Event
       try {
         event = stripe.webhooks.constructEvent(
@@ -261,11 +294,13 @@ export function createStripeGateway(options: {
        * for 24 hours).
        */
       async setRenewal(subscriptionId, renew, idempotencyKey) {
+        const stripe = await client()
         await stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: !renew }, { idempotencyKey })
       },
       changePlan,
       cancelAndRefund,
       async cancelNow(subscriptionId, idempotencyKey) {
+        const stripe = await client()
         await stripe.subscriptions.cancel(subscriptionId, { invoice_now: false, prorate: false }, { idempotencyKey })
       },
       failure: stripeFailure,
@@ -289,7 +324,7 @@ export const stripeProvider: ProviderDefinition = {
  * subscription it already ended) or could not be reached or failed (outage, timeout, 5xx).
  */
 export function stripeFailure(error: unknown): AppError {
-  if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeCardError) {
+  if (isStripeError(error, 'StripeInvalidRequestError') || isStripeError(error, 'StripeCardError')) {
     return AppError.conflict('The payment provider refused the change; nothing was changed', {
       reason: 'provider-refused',
     })

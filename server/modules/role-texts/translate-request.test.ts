@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import {
   cleanTranslation,
   lostMacros,
@@ -9,6 +9,9 @@ import {
   translationMessages,
   translationProblem,
 } from './translate-request.ts'
+
+// These tests call the synchronous counting code directly; the app awaits this on its async paths.
+await tokenizerReady()
 
 describe('the translation request (ADR 040)', () => {
   it('names both languages in English and in themselves, and asks to keep macros, asterisks and markdown', () => {

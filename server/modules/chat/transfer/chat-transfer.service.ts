@@ -1,7 +1,7 @@
 import type { ChatExportFormat, ChatImportResult } from '#contracts/chat-transfer.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { CatalogueService } from '#server/modules/catalogue/catalogue.service.ts'
-import { countTokens } from '#server/modules/models/tokens.ts'
+import { countTokens, tokenizerReady } from '#server/modules/models/tokens.ts'
 import type { ChatRepo } from '../chat.repo.ts'
 import { invalidSession, UUID } from '../chat-views.ts'
 import type { ChatTransferRepo } from './chat-transfer.repo.ts'
@@ -85,6 +85,8 @@ export function createChatTransfer({ repo, chats, catalogue }: ChatTransferDeps)
       bytes: Buffer,
       adultCookie: boolean,
     ): Promise<ChatImportResult> {
+      // Every swipe is counted as it is stored (ADR 067).
+      await tokenizerReady()
       const role = await chats.findRoleForChat(rolePublicId)
       if (!role || (role.visibility === 'private' && role.creatorId !== userId)) {
         throw AppError.notFound('No such character')
