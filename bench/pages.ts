@@ -99,6 +99,13 @@ try {
     { name: 'home in Arabic `/ar`', path: '/ar', budgeted: true },
     { name: 'a chat `/chat/…` (signed in)', path: `/chat/${chatId}`, budgeted: true, signedIn: true },
   ]
+  // BENCH_PAGES=chat,/ar measures only the pages whose path or name contains one of the words (the
+  // baseline always runs): for looking into one page without the five-minute round.
+  const only = process.env.BENCH_PAGES?.split(',').filter(Boolean)
+  if (only) {
+    const kept = targets.filter((t) => t.baseline || only.some((w) => t.path.includes(w) || t.name.includes(w)))
+    targets.splice(0, targets.length, ...kept)
+  }
   const urlOf = (target: Target) => (target.baseline ? baseline.url : `${app.url}${target.path}`)
 
   const firstLoad = new Map<Target, { total: number; files: number }>()
@@ -124,7 +131,9 @@ try {
           continue
         }
         if (target.signedIn) await signIn(chrome.port, app.url)
-        const run = await measure(chrome.port, urlOf(target), preset, target.signedIn === true)
+        const run = await measure(chrome.port, urlOf(target), preset, target.signedIn === true, {
+          name: `${preset}-${(target.path || 'baseline').replace(/[^a-z0-9]+/gi, '_')}-${round + 1}`,
+        })
         const list = runs.get(key(preset, target)) ?? []
         list.push(run)
         runs.set(key(preset, target), list)
@@ -232,7 +241,14 @@ try {
   await cleanUp()
 }
 
-async function measure(port: number, url: string, preset: Preset, keepStorage: boolean): Promise<Run> {
+/** BENCH_PAGES_REPORTS=<folder>: each run's whole Lighthouse report is written there (LCP element, chains...). */
+async function measure(
+  port: number,
+  url: string,
+  preset: Preset,
+  keepStorage: boolean,
+  report: { name: string },
+): Promise<Run> {
   const flags: Flags = {
     port,
     // Lighthouse clears the origin's storage before a run; a signed-in page keeps the tokens put there.
@@ -245,6 +261,11 @@ async function measure(port: number, url: string, preset: Preset, keepStorage: b
   for (let attempt = 1; ; attempt++) {
     const lhr = (await lighthouse(url, flags, preset === 'desktop' ? desktopConfig : undefined))?.lhr
     const run = lhr ? toRun(lhr) : null
+    const reports = process.env.BENCH_PAGES_REPORTS
+    if (lhr && reports) {
+      mkdirSync(reports, { recursive: true })
+      writeFileSync(path.join(reports, `${report.name}.json`), JSON.stringify(lhr))
+    }
     if (run) return run
     // A trace occasionally comes back without its navigation start on a busy machine: run again.
     if (attempt === 3) throw new Error(`Lighthouse failed three times on ${url}: ${lhr?.runtimeError?.message}`)
