@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RoleDetail, RoleList, RoleSummary } from '#contracts/catalogue.ts'
 import type { Locale } from '#contracts/locales.ts'
+import { createCatalogueRepo } from '#server/modules/catalogue/catalogue.repo.ts'
+import { searchQueryFor } from '#server/modules/catalogue/catalogue.service.ts'
 import { createRole, createTags } from '#tests/factories/catalogue.ts'
 import { buildTestApp, type TestApp } from '#tests/helpers/test-app.ts'
 
@@ -116,6 +118,27 @@ describe("catalogue in the visitor's language", () => {
     expect((await list(`?locale=en&q=${encodeURIComponent('飛竜')}`)).total).toBe(0)
     // ...but a character written in Japanese is found by its own words in any locale.
     expect((await list(`?locale=en&q=${encodeURIComponent('喫茶店')}`)).items.map((r) => r.roleId)).toEqual([aiko])
+  })
+
+  it('finds by translation whichever way a page is read: walking the order row by row, or collecting the matches', async () => {
+    const repo = createCatalogueRepo(t.database.db)
+    const page = (tsQuery: string, locale: Locale, searchPath: 'index' | 'matches') =>
+      repo.listPublicRoles({ sort: 'popularity', tagIds: [], tsQuery, locale, offset: 0, limit: 20, searchPath })
+    for (const searchPath of ['index', 'matches'] as const) {
+      const ja = searchQueryFor('飛竜', 'ja') as string
+      expect(
+        (await page(ja, 'ja', searchPath)).map((r) => r.publicId),
+        searchPath,
+      ).toEqual([seraphine])
+      // Another locale's visitors do not search the Japanese translation.
+      expect(await page(ja, 'en', searchPath), searchPath).toEqual([])
+      // Its own words, in any locale.
+      const own = searchQueryFor('wyverns', 'ja') as string
+      expect(
+        (await page(own, 'ja', searchPath)).map((r) => r.publicId),
+        searchPath,
+      ).toEqual([seraphine])
+    }
   })
 
   it('shows the character page in the locale, its own texts with ?original=1, and says which', async () => {

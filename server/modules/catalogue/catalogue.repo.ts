@@ -11,6 +11,7 @@ import { users } from '#db/schema/users.ts'
 import {
   freshTranslationLocales,
   hasFreshTranslation,
+  translationMatches,
   translationSearchIds,
 } from '#server/modules/role-texts/role-texts.repo.ts'
 import { roleSearchText } from '#server/modules/role-texts/search-text.ts'
@@ -189,6 +190,14 @@ export function createCatalogueRepo(db: Db) {
     const own = sql`select ${roles.id} from ${roles} where ${roles.search} @@ to_tsquery('simple', ${tsQuery})`
     return locale ? sql`${own} union all ${translationSearchIds(locale, tsQuery)}` : own
   }
+  /**
+   * The same test on one `roles` row, for a walk of the order's index (a common word): each row
+   * visited is tested by itself, instead of every match being collected first (hashed `in`).
+   */
+  const rowMatches = (tsQuery: string, locale: Locale | undefined) => {
+    const own = sql`${roles.search} @@ to_tsquery('simple', ${tsQuery})`
+    return locale ? sql`(${own} or ${translationMatches(roles.id, locale, tsQuery)})` : own
+  }
   const versionQuery = db
     .select({ version: sql<string>`${catalogueVersion.version}::text` })
     .from(catalogueVersion)
@@ -204,9 +213,12 @@ export function createCatalogueRepo(db: Db) {
     if (filter.tagIds.length === 0) {
       const conditions: SQL[] = [eq(roles.visibility, 'public')]
       if (filter.tsQuery) {
-        const matches = sql`${roles.id} in (${matchingIds(filter.tsQuery, filter.locale)})`
         // `is true` keeps the planner from answering it with the search index.
-        conditions.push(filter.searchPath === 'index' ? sql`(${matches}) is true` : matches)
+        conditions.push(
+          filter.searchPath === 'index'
+            ? sql`(${rowMatches(filter.tsQuery, filter.locale)}) is true`
+            : sql`${roles.id} in (${matchingIds(filter.tsQuery, filter.locale)})`,
+        )
       }
       return { keys: KEYS[filter.sort].roles, id: roles.id, table: roles, conditions }
     }

@@ -69,6 +69,14 @@ export function translationSearchIds(locale: Locale, tsQuery: string): SQL {
   return sql`select ${roleTranslations.roleId} from ${roleTranslations} where ${roleTranslations.locale} = ${locale} and ${roleTranslations.search} @@ to_tsquery('simple', ${tsQuery})`
 }
 
+/**
+ * Whether the role (by its id column) has a translation into `locale` matching `tsQuery`: a test of
+ * one row (the (locale, role_id) index), for listings that walk an order's index row by row.
+ */
+export function translationMatches(roleId: AnyColumn, locale: Locale, tsQuery: string): SQL {
+  return sql`exists (select 1 from ${roleTranslations} where ${roleTranslations.roleId} = ${roleId} and ${roleTranslations.locale} = ${locale} and ${roleTranslations.search} @@ to_tsquery('simple', ${tsQuery}))`
+}
+
 /** Whether the role (by its id column) has a translation in `locale` that is not stale. */
 export function hasFreshTranslation(roleId: AnyColumn, locale: Locale): SQL {
   return sql`exists (select 1 from ${roleTranslations} where ${roleTranslations.roleId} = ${roleId} and ${roleTranslations.locale} = ${locale} and not ${roleTranslations.stale})`
