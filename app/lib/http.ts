@@ -1,3 +1,4 @@
+import { takeEarlyResponse } from '#app/lib/early-requests.tsx'
 import { clearTokens, getAccessToken, getRefreshToken, storeTokens } from '#app/lib/session.ts'
 import { type ErrorCode, isErrorEnvelope, isPublicApiPath, REQUEST_TIMEOUT_MS } from '#contracts/api.ts'
 import type { ErrorDetails } from '#contracts/api-errors.ts'
@@ -59,13 +60,22 @@ type Envelope<T> = { code: number; success: boolean; message: string; data: T }
  */
 export async function api<T>(path: string, request: ApiRequest = {}): Promise<T> {
   const sentToken = getAccessToken()
-  const response = await send(path, request)
+  const early = startedEarly(path, request, sentToken)
+  // A call the page started before its scripts came (early-requests.tsx): its answer, else sent anew.
+  const response = early ? await early.catch(() => send(path, request)) : await send(path, request)
   if (response.status === 401 && (request.auth === 'optional' || !isPublicApiPath(path))) {
     if (await refreshTokens(sentToken)) return parse<T>(await send(path, request), path)
     if (request.auth === 'optional') clearTokens()
     else goToLogin()
   }
   return parse<T>(response, path)
+}
+
+/** The answer of this very call when the page's inline script started it; only plain calls qualify. */
+function startedEarly(path: string, request: ApiRequest, token: string | null) {
+  if (request.query || request.headers || request.cache || request.signal || request.body instanceof FormData) return
+  const method = request.method ?? (request.body === undefined ? 'GET' : 'POST')
+  return takeEarlyResponse(method, path, request.body, token)
 }
 
 /**

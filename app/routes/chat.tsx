@@ -3,7 +3,7 @@ import { useCallback, useState } from 'react'
 import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { LocalizedLink, useLocalizePath } from '#app/components/localized-link.tsx'
 import { PageMeta } from '#app/components/page-meta.tsx'
-import { getSession } from '#app/features/chat/api.ts'
+import { chatOpeningRequests, getSession } from '#app/features/chat/api.ts'
 import { BranchLinks } from '#app/features/chat/components/branch-links.tsx'
 import { ChatExportMenu } from '#app/features/chat/components/chat-export-menu.tsx'
 import { ChatHeader } from '#app/features/chat/components/chat-header.tsx'
@@ -27,6 +27,7 @@ import { useStreamingReply } from '#app/features/chat/hooks/use-streaming-reply.
 import { useSwipeKeys } from '#app/features/chat/hooks/use-swipe-keys.ts'
 import { PersonaPicker } from '#app/features/personas/components/persona-picker.tsx'
 import { apiErrorMessage } from '#app/lib/api-error-message.ts'
+import { EarlyRequests } from '#app/lib/early-requests.tsx'
 import { useTranslation } from '#app/lib/i18n-react.tsx'
 import { notify } from '#app/lib/notify.tsx'
 import { usePoints } from '#app/lib/points.ts'
@@ -128,6 +129,8 @@ export default function Chat() {
     <div className="mx-auto flex h-[calc(100dvh-6.5rem)] max-w-4xl flex-col">
       <PageMeta title={session ? `${roleName} · ${t('metaTitle')}` : t('metaTitle')} description={t('metaTitle')} />
       <meta name="robots" content="noindex" />
+      {/* The session, its messages and the models are asked for before the page's scripts arrive. */}
+      <EarlyRequests requests={chatOpeningRequests(sessionId, locale)} />
       <ChatHeader
         name={session ? roleName : null}
         avatar={roleAvatar}

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import type { Browser } from 'playwright-core'
+import type { Browser, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type OpenAiApiDouble, startOpenAiApi } from '#tests/doubles/openai-api.ts'
 import {
@@ -94,11 +94,21 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
       .getByText(/Reply number 3/)
       .waitFor()
 
-    // Everything survives a reload: the server is the record.
+    // Everything survives a reload: the server is the record. The chat's opening calls leave from the
+    // page's HTML before any of its scripts (ADR 068), and the app uses their answers: once each.
+    const requested: string[] = []
+    const record = (request: Request) => void requested.push(new URL(request.url()).pathname)
+    page.on('request', record)
     await page.reload()
     await page.waitForFunction(HYDRATED)
     await page.getByTestId('message-assistant').last().getByText('Reply number 3, traveller.').waitFor()
     expect(await page.getByTestId('message-user').count()).toBe(2)
+    page.off('request', record)
+    const firstScript = requested.findIndex((p) => p.endsWith('.js'))
+    for (const opening of ['/api/session', '/api/messages']) {
+      expect(requested.filter((p) => p === opening)).toHaveLength(1)
+      expect(requested.indexOf(opening)).toBeLessThan(firstScript)
+    }
     expect(errors).toEqual([])
     await context.close()
   })

@@ -1,3 +1,4 @@
+import type { EarlyRequest } from '#app/lib/early-requests.tsx'
 import { api, apiStream } from '#app/lib/http.ts'
 import { CHAT_STREAM_IDLE_LIMIT_MS } from '#contracts/api.ts'
 import type {
@@ -22,11 +23,24 @@ export type Swipes = {
 /** `locale`: the page's, so the greeting is the character's in it (ADR 039). */
 export const createSession = (roleId: string, locale: Locale) =>
   api<CreatedSession>('/createSession', { method: 'POST', body: { roleId, locale } })
+const sessionBody = (sessionId: string, locale: Locale, chatModelId?: string) => ({ sessionId, chatModelId, locale })
+const messagesBody = (sessionId: string, before?: number) => ({ sessionId, before, limit: 50 })
+
 /** `locale`: the page's, so the character is named as its page names it (ADR 039). */
 export const getSession = (sessionId: string, locale: Locale, chatModelId?: string) =>
-  api<ChatSessionDetail>('/session', { method: 'POST', body: { sessionId, chatModelId, locale } })
+  api<ChatSessionDetail>('/session', { method: 'POST', body: sessionBody(sessionId, locale, chatModelId) })
 export const getMessages = (sessionId: string, before?: number) =>
-  api<MessagePage>('/messages', { method: 'POST', body: { sessionId, before, limit: 50 } })
+  api<MessagePage>('/messages', { method: 'POST', body: messagesBody(sessionId, before) })
+
+/**
+ * The calls a chat makes as it opens (useChatSession), started by the page's HTML before its
+ * scripts arrive (ADR 068): the same bodies as getSession, getMessages and getModels send.
+ */
+export const chatOpeningRequests = (sessionId: string, locale: Locale): EarlyRequest[] => [
+  { method: 'POST', path: '/session', body: sessionBody(sessionId, locale) },
+  { method: 'POST', path: '/messages', body: messagesBody(sessionId) },
+  { method: 'GET', path: '/models' },
+]
 /** `fresh`: past the browser's one-minute copy of the answer (a re-check after a failed reply). */
 export const getModels = (fresh = false) =>
   api<{
