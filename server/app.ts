@@ -14,7 +14,7 @@ import { accountRoutes } from '#server/modules/account/account.routes.ts'
 import { authRoutes } from '#server/modules/auth/auth.routes.ts'
 import { blogAssetRoutes, blogRoutes } from '#server/modules/blog/blog.routes.ts'
 import { catalogueRoutes } from '#server/modules/catalogue/catalogue.routes.ts'
-import type { ListingCacheOptions } from '#server/modules/catalogue/catalogue.service.ts'
+import { CATALOGUE_VERSION_MAX_AGE_MS, type ListingCacheOptions } from '#server/modules/catalogue/catalogue.service.ts'
 import { charactersRoutes } from '#server/modules/characters/characters.routes.ts'
 import { chatRoutes } from '#server/modules/chat/chat.routes.ts'
 import { chatBranchesRoutes } from '#server/modules/chat/chat-branches.routes.ts'
@@ -153,11 +153,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     log: (info, msg) => app.log.info(info, msg),
     warn: (info, msg) => app.log.warn(info, msg),
     securityEvent: (event, info) => app.log.warn({ ...info, event }, 'security event'),
-    listingCache: options.listingCache,
+    // In production a page's listings and tags share one read of the catalogue version (ADR 062).
+    listingCache: { versionMaxAgeMs: config.isProduction ? CATALOGUE_VERSION_MAX_AGE_MS : 0, ...options.listingCache },
     jobQueue: options.jobQueue,
     plansFile: options.plansFile,
   })
   app.addHook('onClose', async () => services.mailer.close())
+  // A write this instance answered may have changed the catalogue: the next read asks for its version.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') services.catalogue.forgetListingVersion()
+    return payload
+  })
   // The embedded model is prepared in the background: the site serves meanwhile (ADR 036). It is
   // released after the replies it writes have stopped (chat.close, preClose).
   const { embedded } = services

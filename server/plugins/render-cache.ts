@@ -12,6 +12,8 @@ import {
   pageOf,
   varyOf,
 } from '#server/lib/page-cache.ts'
+import { throttledRead } from '#server/lib/throttled-read.ts'
+import { CATALOGUE_VERSION_MAX_AGE_MS } from '#server/modules/catalogue/catalogue.service.ts'
 
 /**
  * How long a shared cache (a CDN) may keep a cacheable page: as long as this server's cache does.
@@ -20,9 +22,6 @@ import {
 export const SHARED_CACHE_CONTROL = 'public, max-age=0, s-maxage=30, stale-while-revalidate=30'
 /** Every other page: the browser may keep it, nothing shared may. */
 export const PRIVATE_CACHE_CONTROL = 'private, no-cache'
-
-/** How long one read of the catalogue version answers every page request (see `catalogueVersion` below). */
-const VERSION_MAX_AGE_MS = 200
 
 /** Response headers of a render that are not kept with a cached page (each is set per response). */
 const NOT_KEPT = new Set([
@@ -67,33 +66,10 @@ export function createRenderCache(options: {
   const cache = createPageCache(options.cache)
   /** Renders in progress, so concurrent misses of one page render it once. */
   const rendering = new Map<string, Promise<Rendered>>()
-  // The catalogue version, asked at most every VERSION_MAX_AGE_MS (requests meanwhile share the
-  // answer or the query in flight), and asked anew after any write this instance answers: a change
-  // made through this instance shows on its very next page, one made elsewhere (another instance,
-  // a background job) within that long. `epoch` counts those writes: an answer to a query started
-  // before one is not remembered, nor is such a query joined.
-  const maxAge = options.versionMaxAgeMs ?? VERSION_MAX_AGE_MS
-  let remembered: { version: string; askedAt: number } | null = null
-  let flight: Promise<string> | null = null
-  let epoch = 0
-  const catalogueVersion = (): string | Promise<string> => {
-    const now = performance.now()
-    if (remembered && now - remembered.askedAt < maxAge) return remembered.version
-    if (!flight) {
-      const asked = epoch
-      const query = options
-        .catalogueVersion()
-        .then((version) => {
-          if (epoch === asked) remembered = { version, askedAt: now }
-          return version
-        })
-        .finally(() => {
-          if (flight === query) flight = null
-        })
-      flight = query
-    }
-    return flight
-  }
+  // The catalogue version, asked at most every CATALOGUE_VERSION_MAX_AGE_MS, and anew after any write this
+  // instance answers (`watchWrites`).
+  const version = throttledRead(options.catalogueVersion, options.versionMaxAgeMs ?? CATALOGUE_VERSION_MAX_AGE_MS)
+  const catalogueVersion = () => version.get()
 
   async function renderToCache(request: FastifyRequest, reply: FastifyReply, adult: boolean): Promise<Rendered> {
     const response = await options.render(request, reply, adult)
@@ -178,11 +154,7 @@ export function createRenderCache(options: {
      */
     watchWrites(app: FastifyInstance) {
       app.addHook('onSend', async (request, _reply, payload) => {
-        if (request.method !== 'GET' && request.method !== 'HEAD') {
-          epoch++
-          remembered = null
-          flight = null
-        }
+        if (request.method !== 'GET' && request.method !== 'HEAD') version.forget()
         return payload
       })
     },

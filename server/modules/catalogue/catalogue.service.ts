@@ -11,6 +11,7 @@ import { DEFAULT_LOCALE, isLocale, type Locale } from '#contracts/locales.ts'
 import { searchWordList } from '#contracts/search-words.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
+import { throttledRead } from '#server/lib/throttled-read.ts'
 import { imageUrl } from '#server/modules/images/images.service.ts'
 import type { TranslationSummaryRow } from '#server/modules/role-texts/role-texts.repo.ts'
 import { languageOf, type RoleTextsService } from '#server/modules/role-texts/role-texts.service.ts'
@@ -37,7 +38,18 @@ export type ListingCacheOptions = {
   headSize?: number
   /** Page anchors every this many roles: a page at a deeper offset seeks from the nearest one. */
   anchorEvery?: number
+  /**
+   * The catalogue version is read at most this often (ms; 0: on every call) and anew after
+   * `forgetListingVersion()`, which the app calls after every write it answers: a page's listings
+   * and tags then share one read (server/lib/throttled-read.ts).
+   */
+  versionMaxAgeMs?: number
 }
+/**
+ * How long a read of the catalogue version serves in production: changes made elsewhere (another
+ * instance, a background job) show within this; this instance's own writes at once (ADR 062).
+ */
+export const CATALOGUE_VERSION_MAX_AGE_MS = 200
 const HEAD_SIZE = 100
 /** Chat counts do not bump the version (they order nothing), so cached heads show them this late at most. */
 const HEAD_TTL_MS = 30_000
@@ -122,6 +134,7 @@ export function createCatalogueService(
 ) {
   const headSize = options.headSize ?? HEAD_SIZE
   const anchorEvery = options.anchorEvery ?? ANCHOR_EVERY
+  const catalogueVersion = throttledRead(() => repo.listingVersion(), options.versionMaxAgeMs ?? 0)
   /** Loads in progress, so concurrent misses of one entry run one query. */
   const loading = new Map<string, Promise<unknown>>()
 
@@ -271,12 +284,15 @@ export function createCatalogueService(
 
   return {
     /** The catalogue version: the render cache (ADR 062) keys pages by it, as these listings do. */
-    listingVersion: (): Promise<string> => repo.listingVersion(),
+    listingVersion: async (): Promise<string> => catalogueVersion.get(),
+
+    /** After a write this instance answered: the next read asks the database for the version again. */
+    forgetListingVersion: () => catalogueVersion.forget(),
 
     async listRoles(query: RoleListQuery, viewer: Viewer, requestedLocale: string): Promise<RoleList> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
       // First the version, then the data: what is read next is at least as new as the version.
-      const version = await repo.listingVersion()
+      const version = await catalogueVersion.get()
       const known = await allTags(version)
       const tagIds: number[] = []
       for (const slug of query.tags) {
@@ -378,7 +394,7 @@ export function createCatalogueService(
      */
     async listFeatured(viewer: Viewer, requestedLocale: string): Promise<RoleSummary[]> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
-      const version = await repo.listingVersion()
+      const version = await catalogueVersion.get()
       const rows = await cachedFor('catalogue:featured', version, HEAD_TTL_MS, async () => {
         const ids = await featured.featuredRoleIds()
         const found = new Map((await repo.publicRolesByIds(ids)).map((row) => [row.id, row]))
@@ -441,7 +457,7 @@ export function createCatalogueService(
     async listTags(requestedLocale: string): Promise<Tag[]> {
       const locale = isLocale(requestedLocale) ? requestedLocale : DEFAULT_LOCALE
       // Exactly as of the catalogue's version: a character made private takes its tags along now.
-      return (await allTags(await repo.listingVersion()))
+      return (await allTags(await catalogueVersion.get()))
         .filter((t) => t.onPublicRole)
         .map((t) => ({ slug: t.slug, name: tagName(t.names, locale) }))
     },
