@@ -218,7 +218,15 @@ function CharacterView({
       <div className="relative overflow-hidden rounded-3xl bg-zinc-900">
         <div className="aspect-[3/1] max-h-72 w-full bg-gradient-to-br from-violet-900 to-zinc-900">
           {role.bannerUrl ? (
-            <img src={role.bannerUrl} alt="" width={1500} height={500} className="size-full object-cover" />
+            // The page's largest picture: fetched first, ahead of the cards further down (LCP).
+            <img
+              src={role.bannerUrl}
+              alt=""
+              width={1500}
+              height={500}
+              fetchPriority="high"
+              className="size-full object-cover"
+            />
           ) : null}
         </div>
         <div className="flex flex-col gap-4 p-5 sm:flex-row sm:items-end">
@@ -232,6 +240,8 @@ function CharacterView({
                 alt={role.name}
                 width={320}
                 height={480}
+                // Without a banner the portrait is the largest picture above the fold.
+                fetchPriority={role.bannerUrl ? undefined : 'high'}
                 data-testid="character-picture"
                 className={`size-full object-cover object-top ${role.gated ? 'scale-110 blur-xl' : ''}`}
               />
