@@ -70,8 +70,21 @@ function checkedTwice(first: BenchResult, second: BenchResult): BenchResult {
   return { ...first, budgets }
 }
 
-// Fresh results of what ran; for a partial run (BENCH_ONLY), the other sections keep their last
-// results (each section shows its own date).
+// A partial run keeps the last full run's date and timings, and says what was run again.
+const previousFile = path.join(root, 'docs', 'performance.json')
+const previous =
+  only && existsSync(previousFile)
+    ? (JSON.parse(readFileSync(previousFile, 'utf8')) as {
+        date: string
+        seconds: number
+        timings: Record<string, number>
+        results?: BenchResult[]
+      })
+    : undefined
+
+// Fresh results of what ran; for a partial run (BENCH_ONLY), the other sections keep the results
+// recorded in docs/performance.json (each section shows its own date), not whatever a script run
+// by hand last left in bench/results/.
 const fresh = new Map<string, BenchResult>()
 for (const name of selected) {
   if (!runBench(name, name)) {
@@ -88,20 +101,14 @@ const results: BenchResult[] = []
 for (const name of only ? BENCHES : selected) {
   const result = fresh.get(name)
   if (result) results.push({ ...result, load: loads[name] })
-  else if (only && !selected.includes(name) && existsSync(resultFile(name))) results.push(readResult(name))
+  else if (only && !selected.includes(name)) {
+    const recorded = previous?.results?.find((r) => r.name === name)
+    if (recorded) results.push(recorded)
+    else if (existsSync(resultFile(name))) results.push(readResult(name))
+  }
 }
 
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
-// A partial run keeps the last full run's date and timings, and says what was run again.
-const previousFile = path.join(root, 'docs', 'performance.json')
-const previous =
-  only && existsSync(previousFile)
-    ? (JSON.parse(readFileSync(previousFile, 'utf8')) as {
-        date: string
-        seconds: number
-        timings: Record<string, number>
-      })
-    : undefined
 const run = {
   date: previous?.date ?? new Date().toISOString(),
   machine,
