@@ -27,6 +27,8 @@ export async function buildTestApp(
     /** Another app's database, to run two apps on one (it is not closed with this app). */
     database?: DatabaseHandle
     jobQueue?: BuildAppOptions['jobQueue']
+    /** The listing caches' settings (the catalogue version's read interval among them). */
+    listingCache?: BuildAppOptions['listingCache']
     /** A plans file instead of config/plans.json (tests/helpers/plans.ts writes one). */
     plansFile?: string
     /** Log lines (JSON, level info and up) go here instead of nowhere. */
@@ -58,6 +60,7 @@ export async function buildTestApp(
     logger: Boolean(options.logStream),
     logStream: options.logStream,
     jobQueue: options.jobQueue,
+    listingCache: options.listingCache,
     ...(options.plansFile ? { plansFile: options.plansFile } : {}),
   })
   await options.configure?.(app)
