@@ -22,8 +22,6 @@ describe('render cache of anonymous pages (ADR 062)', () => {
     const cache = createRenderCache({
       buildId: 'test-build',
       catalogueVersion: () => app.services.catalogue.listingVersion(),
-      // A minute: only the write watch can make the next request read a new version.
-      versionMaxAgeMs: 60_000,
       policy: (hashes) => app.hashedPagePolicy(hashes),
       async render(request, _reply, adult) {
         renders.push({ url: request.url, adult })
@@ -39,7 +37,6 @@ describe('render cache of anonymous pages (ADR 062)', () => {
         return new Response(body, { status: request.url.includes('missing') ? 404 : 200, headers })
       },
     })
-    cache.watchWrites(app)
     app.route({
       method: ['GET', 'HEAD', 'POST'],
       url: '/*',
@@ -71,7 +68,8 @@ describe('render cache of anonymous pages (ADR 062)', () => {
   })
 
   beforeAll(async () => {
-    t = await buildTestApp({ configure: mount })
+    // The version is kept a minute: only the app's write watch can make the next request read it anew.
+    t = await buildTestApp({ configure: mount, listingCache: { versionMaxAgeMs: 60_000 } })
     owner = await t.login({ username: 'cache_maker' })
   })
   afterAll(() => t.close())

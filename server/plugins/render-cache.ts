@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ADULT_COOKIE } from '#contracts/catalogue.ts'
 import {
   type CachedPage,
@@ -12,8 +12,6 @@ import {
   pageOf,
   varyOf,
 } from '#server/lib/page-cache.ts'
-import { throttledRead } from '#server/lib/throttled-read.ts'
-import { CATALOGUE_VERSION_MAX_AGE_MS } from '#server/modules/catalogue/catalogue.service.ts'
 
 /**
  * How long a shared cache (a CDN) may keep a cacheable page: as long as this server's cache does.
@@ -55,9 +53,11 @@ export function createRenderCache(options: {
   cache?: PageCacheOptions
   /** The build's id (its asset manifest version): a new build starts with an empty cache. */
   buildId: string
-  catalogueVersion(): Promise<string>
-  /** How long a version read is used without asking again (default 200 ms). */
-  versionMaxAgeMs?: number
+  /**
+   * The catalogue version as the catalogue service keeps it: read at most every 200 ms in
+   * production and anew after any write the app answers (`listingVersion`, server/lib/throttled-read.ts).
+   */
+  catalogueVersion(): string | Promise<string>
   /** The page policy trusting these inline script hashes (from the security-headers plugin). */
   policy(scriptHashes: string[]): string
   /** Renders the page with no nonce, the whole document at once. */
@@ -66,11 +66,6 @@ export function createRenderCache(options: {
   const cache = createPageCache(options.cache)
   /** Renders in progress, so concurrent misses of one page render it once. */
   const rendering = new Map<string, Promise<Rendered>>()
-  // The catalogue version, asked at most every CATALOGUE_VERSION_MAX_AGE_MS, and anew after any write this
-  // instance answers (`watchWrites`).
-  const version = throttledRead(options.catalogueVersion, options.versionMaxAgeMs ?? CATALOGUE_VERSION_MAX_AGE_MS)
-  const catalogueVersion = () => version.get()
-
   async function renderToCache(request: FastifyRequest, reply: FastifyReply, adult: boolean): Promise<Rendered> {
     const response = await options.render(request, reply, adult)
     const html = Buffer.from(await response.arrayBuffer())
@@ -122,7 +117,7 @@ export function createRenderCache(options: {
       const adult = request.cookies[ADULT_COOKIE] === '1'
       let version: string
       try {
-        const known = catalogueVersion()
+        const known = options.catalogueVersion()
         version = typeof known === 'string' ? known : await known
       } catch {
         // No version (the database is away): rendered for this visitor alone, as any page would be.
@@ -146,17 +141,6 @@ export function createRenderCache(options: {
       // Not a page to keep (an error, a redirect, a route's own private answer): this request's
       // own render, or a render of its own when it waited for another's.
       return sendPrivate(reply, own ? rendered : await renderToCache(request, reply, adult))
-    },
-
-    /**
-     * Forgets the catalogue version after every answered write (any method but GET and HEAD), before
-     * its answer leaves: whatever it changed, the next page request reads the version anew.
-     */
-    watchWrites(app: FastifyInstance) {
-      app.addHook('onSend', async (request, _reply, payload) => {
-        if (request.method !== 'GET' && request.method !== 'HEAD') version.forget()
-        return payload
-      })
     },
 
     stats: () => cache.stats(),

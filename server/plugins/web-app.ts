@@ -94,9 +94,6 @@ export default fp(
               ),
           })
 
-    // On the app itself (this plugin is not encapsulated): the API's writes count too.
-    renderCache?.watchWrites(app)
-
     // Page requests carry form posts and React Router data requests; their bodies go to the
     // router untouched, so this scope parses nothing.
     await app.register(async (pages) => {

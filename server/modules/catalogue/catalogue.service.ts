@@ -284,7 +284,7 @@ export function createCatalogueService(
 
   return {
     /** The catalogue version: the render cache (ADR 062) keys pages by it, as these listings do. */
-    listingVersion: async (): Promise<string> => catalogueVersion.get(),
+    listingVersion: (): string | Promise<string> => catalogueVersion.get(),
 
     /** After a write this instance answered: the next read asks the database for the version again. */
     forgetListingVersion: () => catalogueVersion.forget(),
