@@ -1,9 +1,9 @@
-import { z } from 'zod'
-import { sessionIdSchema } from './chat-schemas.ts'
-import { LOCALES } from './locales.ts'
+import type { z } from 'zod'
+import type { authorNoteSchema, impersonateDoneSchema } from './chat-writing-aids-schemas.ts'
 
 // Issue 22 item 8 (ADR 053): the author's note of a chat, and impersonate (the model drafts the
-// user's next line, streamed into the composer, never stored).
+// user's next line, streamed into the composer, never stored). No zod here: the chat page imports
+// these limits and checks (the schemas are in chat-writing-aids-schemas.ts).
 
 export const AUTHOR_NOTE_LIMITS = {
   /** Characters (code points) of the note. */
@@ -14,11 +14,6 @@ export const AUTHOR_NOTE_LIMITS = {
   defaultDepth: 4,
 } as const
 
-export const authorNoteSchema = z.object({
-  /** '' : no note. */
-  text: z.string(),
-  depth: z.number().int(),
-})
 export type AuthorNote = z.infer<typeof authorNoteSchema>
 
 /** Why a field of the note is refused; the dialog words each (`authorNote.problems.<code>`). */
@@ -41,25 +36,4 @@ export function checkAuthorNote(note: AuthorNote): AuthorNoteProblem[] {
   return problems
 }
 
-/** Loose bounds here (the body is read only once the chat is known to be the caller's); `checkAuthorNote` words the exact ones. */
-export const updateAuthorNoteBody = z.object({
-  sessionId: z.uuid(),
-  text: z.string().max(AUTHOR_NOTE_LIMITS.text * 8),
-  depth: z.number().int().min(-1_000_000).max(1_000_000),
-})
-
-/** Impersonate: the chat's model (or `chatModelId`) drafts the user's next line. */
-export const impersonateBody = z.object({
-  sessionId: sessionIdSchema,
-  chatModelId: z.string().min(1).max(100).optional(),
-  locale: z.enum(LOCALES).optional(),
-})
-
-/** The end of a draft: its text, what it cost and the balance after. */
-export const impersonateDoneSchema = z.object({
-  content: z.string(),
-  modelId: z.string(),
-  diamondsSpent: z.number().int(),
-  balance: z.number().int(),
-})
 export type ImpersonateDone = z.infer<typeof impersonateDoneSchema>

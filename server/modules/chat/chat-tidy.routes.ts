@@ -2,9 +2,8 @@ import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ADULT_COOKIE } from '#contracts/catalogue.ts'
+import { CHAT_SEARCH_LIMIT, CHAT_TIDY_LIMIT } from '#contracts/chat-tidy.ts'
 import {
-  CHAT_SEARCH_LIMIT,
-  CHAT_TIDY_LIMIT,
   characterSessionsBody,
   characterSessionsSchema,
   chatSearchSchema,
@@ -13,7 +12,7 @@ import {
   restoreSessionBody,
   searchChatsBody,
   tidiedSessionSchema,
-} from '#contracts/chat-tidy.ts'
+} from '#contracts/chat-tidy-schemas.ts'
 import { isLocale, LOCALE_COOKIE, type Locale } from '#contracts/locales.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'

@@ -38,7 +38,8 @@ import {
   updateMemoryBody,
   updateSettingsBody,
 } from '#contracts/chat-schemas.ts'
-import { CHAT_TIDY_LIMIT, deletedSessionSchema } from '#contracts/chat-tidy.ts'
+import { CHAT_TIDY_LIMIT } from '#contracts/chat-tidy.ts'
+import { deletedSessionSchema } from '#contracts/chat-tidy-schemas.ts'
 import { isLocale, LOCALE_COOKIE, type Locale } from '#contracts/locales.ts'
 import { isDatabaseUnavailable } from '#server/lib/database-errors.ts'
 import { AppError } from '#server/lib/errors.ts'

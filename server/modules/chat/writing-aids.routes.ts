@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { CHAT_SEND_LIMIT, CHAT_SETTINGS_UPDATE_LIMIT } from '#contracts/chat.ts'
-import { authorNoteSchema, impersonateBody, updateAuthorNoteBody } from '#contracts/chat-writing-aids.ts'
+import { authorNoteSchema, impersonateBody, updateAuthorNoteBody } from '#contracts/chat-writing-aids-schemas.ts'
 import { isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'

@@ -10,7 +10,7 @@ import {
   personaBody,
   personaIdParams,
   personaSchema,
-} from '#contracts/personas.ts'
+} from '#contracts/personas-schemas.ts'
 import { AppError } from '#server/lib/errors.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
