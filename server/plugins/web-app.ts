@@ -164,8 +164,12 @@ function toWebRequest(request: FastifyRequest, reply: FastifyReply, origin: stri
     if (Array.isArray(value)) for (const v of value) headers.append(name, v)
     else headers.set(name, String(value))
   }
+  // The router's signal: aborted when the visitor goes away before the page is sent, not after
+  // (an abort builds a DOMException with its stack: ~2% of a page's CPU when done for every one).
   const controller = new AbortController()
-  reply.raw.once('close', () => controller.abort())
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort()
+  })
   const init: RequestInit & { duplex?: 'half' } = {
     method: request.method,
     headers,
