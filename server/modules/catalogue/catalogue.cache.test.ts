@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { RoleList } from '#contracts/catalogue.ts'
 import { createRole, createTags, ratingsFor } from '#tests/factories/catalogue.ts'
 import { createUser } from '#tests/factories/user.ts'
@@ -40,6 +40,21 @@ describe('role listing caches', () => {
     const first = await list()
     expect(first.items.map((r) => r.name)).toEqual(['Ash', 'Bo', 'Cy'])
     expect(await list()).toEqual(first)
+  })
+
+  it('parses a cached listing once while the store holds the same text', async () => {
+    await list('?sort=newest')
+    const parse = vi.spyOn(JSON, 'parse')
+    try {
+      const heads = () => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes('"publicId"'))
+      const first = await list('?sort=newest')
+      expect(await list('?sort=newest')).toEqual(first)
+      expect(await list('?sort=newest')).toEqual(first)
+      // The stored head was parsed by the first of the three requests only.
+      expect(heads()).toHaveLength(1)
+    } finally {
+      parse.mockRestore()
+    }
   })
 
   it('shows a new role on the next request', async () => {
