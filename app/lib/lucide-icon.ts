@@ -36,13 +36,23 @@ export default function createLucideIcon(dataOrName: IconData | string, node: Ic
     ...(data.name ? [`lucide-${data.name}`] : []),
     ...(data.aliases ?? []).filter((alias) => alias.trim() !== '').map((alias) => `lucide-${alias}`),
   ]
+  // An icon's shapes never change: made once and shared by every drawing of it (React elements are
+  // immutable descriptions, so one may appear in many places), as are its classes per `className`.
+  const shapes = data.node.map(([tag, attributes]) => createElement(tag, attributes))
+  const classesFor = new Map<string, string>()
   return forwardRef<SVGSVGElement, IconProps>(function LucideIcon(
     { color, size, width, height, strokeWidth, absoluteStrokeWidth, className = '', children, ...rest },
     ref,
   ) {
     const drawnWidth = width ?? size ?? 24
     const stroke = strokeWidth ?? 2
-    const classes = [...new Set([...own, ...className.split(/\s+/).filter(Boolean)])].join(' ')
+    let classes = classesFor.get(className)
+    if (classes === undefined) {
+      classes = [...new Set([...own, ...className.split(/\s+/).filter(Boolean)])].join(' ')
+      // The app names a handful of class lists per icon; a bound keeps a caller that builds them
+      // from data from growing this.
+      if (classesFor.size < 64) classesFor.set(className, classes)
+    }
     return createElement(
       'svg',
       {
@@ -61,7 +71,7 @@ export default function createLucideIcon(dataOrName: IconData | string, node: Ic
         ...rest,
       },
       // As arguments, not an array: the shapes need no keys, which the build strips from the icons.
-      ...data.node.map(([tag, attributes]) => createElement(tag, attributes)),
+      ...shapes,
       ...(Array.isArray(children) ? children : [children]),
     )
   })

@@ -106,7 +106,25 @@ export function searchQueryFor(text: string | undefined, locale: Locale = DEFAUL
   return words.length > 0 ? words.map((w) => `${w}:*`).join(' & ') : undefined
 }
 
+/**
+ * Summaries made lately, by introduction: the same cards are listed on page after page (the texts
+ * are the same strings while their listing is cached, so looking one up is cheap). Oldest out first;
+ * 500: the cards of five listing heads of 100.
+ */
+const summaries = new Map<string, string>()
+const SUMMARIES_KEPT = 500
+
 export function summarise(introduction: string): string {
+  let summary = summaries.get(introduction)
+  if (summary === undefined) {
+    summary = summaryOfText(introduction)
+    if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string)
+    summaries.set(introduction, summary)
+  }
+  return summary
+}
+
+function summaryOfText(introduction: string): string {
   const flat = introduction.replace(/\s+/g, ' ').trim()
   if (flat.length <= SUMMARY_LENGTH) return flat
   const cut = flat.slice(0, SUMMARY_LENGTH)
