@@ -20,6 +20,15 @@ export function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.
 export const numberFormat = (locale: Locale, options: Intl.NumberFormatOptions) =>
   cached(`n|${locale}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(LOCALE_TAGS[locale], options))
 
-export function formatNumber(locale: Locale, value: number, options: Intl.NumberFormatOptions = {}): string {
-  return numberFormat(locale, options).format(value)
+/** The plain format of each locale, without building a key: cards and counts use it most. */
+const plain = new Map<Locale, Intl.NumberFormat>()
+
+export function formatNumber(locale: Locale, value: number, options?: Intl.NumberFormatOptions): string {
+  if (options) return numberFormat(locale, options).format(value)
+  let format = plain.get(locale)
+  if (!format) {
+    format = numberFormat(locale, {})
+    plain.set(locale, format)
+  }
+  return format.format(value)
 }
