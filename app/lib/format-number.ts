@@ -17,18 +17,13 @@ export function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.
   return format
 }
 
-export const numberFormat = (locale: Locale, options: Intl.NumberFormatOptions) =>
-  cached(`n|${locale}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(LOCALE_TAGS[locale], options))
-
-/** The plain format of each locale, without building a key: cards and counts use it most. */
-const plain = new Map<Locale, Intl.NumberFormat>()
+// The plain format (no options, what cards and counts use) is keyed without serialising options.
+export const numberFormat = (locale: Locale, options?: Intl.NumberFormatOptions) =>
+  cached(
+    options ? `n|${locale}|${JSON.stringify(options)}` : `n|${locale}`,
+    () => new Intl.NumberFormat(LOCALE_TAGS[locale], options),
+  )
 
 export function formatNumber(locale: Locale, value: number, options?: Intl.NumberFormatOptions): string {
-  if (options) return numberFormat(locale, options).format(value)
-  let format = plain.get(locale)
-  if (!format) {
-    format = numberFormat(locale, {})
-    plain.set(locale, format)
-  }
-  return format.format(value)
+  return numberFormat(locale, options).format(value)
 }

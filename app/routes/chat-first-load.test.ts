@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-// The chat page's first load (ADR 068): zod (~24 kB gzip) must not come with it. The contracts the
+// The chat page's first load (docs/architecture.md, "No zod in the pages' contracts"): zod (~24 kB gzip) must not come with it. The contracts the
 // page takes constants and checks from import no zod; their schemas live in `*-schemas.ts` files
 // the page imports types from only. This walks the page's static value imports (what the bundler
 // puts in its first load; `import type` is erased, `import()` loads later) and names any module on

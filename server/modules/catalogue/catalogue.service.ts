@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type {
   RoleDetail,
   RoleList,
@@ -108,17 +109,15 @@ export function searchQueryFor(text: string | undefined, locale: Locale = DEFAUL
 
 /**
  * Summaries made lately, by introduction: the same cards are listed on page after page (the texts
- * are the same strings while their listing is cached, so looking one up is cheap). Oldest out first;
- * 500: the cards of five listing heads of 100.
+ * are the same strings while their listing is cached, so looking one up is cheap). Least recently
+ * used out first; 500: the cards of five listing heads of 100.
  */
-const summaries = new Map<string, string>()
-const SUMMARIES_KEPT = 500
+const summaries = new LRUCache<string, string>({ max: 500 })
 
 export function summarise(introduction: string): string {
   let summary = summaries.get(introduction)
   if (summary === undefined) {
     summary = summaryOfText(introduction)
-    if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string)
     summaries.set(introduction, summary)
   }
   return summary
@@ -172,19 +171,17 @@ export function createCatalogueService(
    * a page's listing (its head of 100 roles) was parsed anew on every render (~3% of an uncached
    * character list's CPU). Frozen, as they are shared by every request; at most PARSED_KEEP keys.
    */
-  const parsed = new Map<string, { raw: string; value: unknown }>()
+  const parsed = new LRUCache<string, { raw: string; value: unknown }>({ max: PARSED_KEEP })
 
   /** The value cached under `key` for this `version`, else `load()`'s (stored as `<version>\n<json>`). */
   async function cachedFor<T>(key: string, version: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
     const raw = await kv.get(key)
     if (raw !== null) {
       const cut = raw.indexOf('\n')
-      if (raw.length > version.length && raw.startsWith(version) && cut === version.length) {
+      if (cut === version.length && raw.startsWith(version)) {
         const known = parsed.get(key)
         if (known?.raw === raw) return known.value as T
         const value = deepFreeze(JSON.parse(raw.slice(cut + 1)) as T)
-        parsed.delete(key)
-        if (parsed.size >= PARSED_KEEP) parsed.delete(parsed.keys().next().value as string)
         parsed.set(key, { raw, value })
         return value
       }
