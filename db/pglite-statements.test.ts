@@ -47,6 +47,27 @@ describe('PGlite prepared statements', () => {
     expect(asArrays.rows).toEqual([['note 0', 'raw:2026-11-22 10:00:00+00']])
   })
 
+  it("applies the caller's parsers over PGlite's without copying PGlite's on each call", async () => {
+    await client.query('insert into notes (body, at, n, ok) values ($1, $2, $3, $4)', ['x', new Date(0), 7, true])
+    // Counts how often something lists PGlite's parsers (318 of them), as copying them into a new
+    // object does: that copy cost ~0.1 ms per statement, as much as running a small one.
+    let listed = 0
+    const own = (pg as unknown as { parsers: Record<number, unknown> }).parsers
+    ;(pg as unknown as { parsers: unknown }).parsers = new Proxy(own, {
+      ownKeys(target) {
+        listed++
+        return Reflect.ownKeys(target)
+      },
+    })
+    const drizzleLike = { rowMode: 'array' as const, parsers: { 1184: (value: string) => `raw:${value}` } }
+    for (let i = 0; i < 3; i++) {
+      const result = await client.query('select body, at, n, ok, meta from notes', [], drizzleLike)
+      // The caller's parser for timestamptz; PGlite's for int8, bool and a null jsonb.
+      expect(result.rows).toEqual([['x', 'raw:1970-01-01 00:00:00+00', 7, true, null]])
+    }
+    expect(listed).toBe(0)
+  })
+
   it('reports a failing statement with its code and keeps working afterwards', async () => {
     const insert = 'insert into notes (body) values ($1)'
     await client.query(insert, ['once'])
