@@ -182,12 +182,15 @@ function startCall(request: ChatRequest, streaming: boolean) {
     /** What is left of the deadline, as the whole positive milliseconds the client accepts. */
     remaining: () => Math.max(1, Math.ceil(timeoutMs - (performance.now() - startedAt))),
     reason: () => reason,
-    end() {
+    /** `answered`: the whole answer was read, so its connection is free already. */
+    end(answered: boolean) {
       clearTimeout(timer)
       clearTimeout(tokenTimer)
       request.signal?.removeEventListener('abort', onAbort)
-      // Releases the connection when the caller stopped reading early.
-      controller.abort()
+      // Releases the connection when the caller stopped reading early. Not after a whole answer: an
+      // abort builds a DOMException with its stack, twice (the client aborts its own signal too),
+      // ~1% of a send's CPU.
+      if (!answered) controller.abort()
     },
   }
 }
@@ -274,6 +277,7 @@ export function reasoningOff(style: 'template' | 'effort'): Record<string, unkno
  */
 export async function* streamChat(request: ChatRequest): AsyncGenerator<string, ChatStreamEnd, undefined> {
   const call = startCall(request, true)
+  let answered = false
   let partial = ''
   const thinking = createThinkSplitter()
   try {
@@ -318,6 +322,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
         }
         if (choice?.finish_reason) finishReason = choice.finish_reason
       }
+      answered = true
       const rest = thinking.flush()
       if (rest.reasoning) request.onReasoning?.(rest.reasoning)
       if (rest.content) {
@@ -339,7 +344,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
     }
     return { finishReason, text: partial, promptTokens }
   } finally {
-    call.end()
+    call.end(answered)
   }
 }
 
@@ -350,11 +355,13 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
  */
 export async function completeChat(request: ChatRequest & { retries?: number }): Promise<string> {
   const call = startCall(request, false)
+  let answered = false
   try {
     const completion: unknown = await clientFor(request.model).chat.completions.create(
       { ...body(request), stream: false },
       { signal: call.signal, timeout: call.remaining(), maxRetries: request.retries ?? 0 },
     )
+    answered = true
     // A provider that answers 200 with something else than JSON reaches here as a string.
     const content = (completion as Partial<OpenAI.Chat.ChatCompletion> | null)?.choices?.[0]?.message?.content
     if (typeof content !== 'string') {
@@ -364,6 +371,6 @@ export async function completeChat(request: ChatRequest & { retries?: number }):
   } catch (error) {
     throw toLlmError(error, call, '', false)
   } finally {
-    call.end()
+    call.end(answered)
   }
 }
