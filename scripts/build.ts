@@ -1,5 +1,6 @@
-// `npm run build`: the production build of the app into build/, its precompressed twins, and the
-// hash of the sources it was made from (scripts/build-stamp.ts).
+// `npm run build`: the production build of the app into build/, its precompressed twins, the
+// hash of the sources it was made from (scripts/build-stamp.ts), and the server's files with their
+// types stripped (scripts/strip-types.ts).
 // `--if-stale` (used by `npm start` and the browser tests' setup) skips all of it when build/ was
 // made from the sources as they are now, so a restart takes seconds instead of a minute.
 import { execFileSync } from 'node:child_process'
@@ -27,3 +28,10 @@ if (process.argv.includes('--if-stale') && isBuildCurrent(root, buildDir)) {
   })
   writeStamp(buildDir, hash)
 }
+// The server's files with their types stripped (ADR 070): a second or less, so done on every start
+// and always current. Node calls its stripper experimental; the warning is for this one child.
+execFileSync(
+  process.execPath,
+  ['--disable-warning=ExperimentalWarning', path.join(root, 'scripts', 'strip-types.ts')],
+  { cwd: root, stdio: 'inherit' },
+)
