@@ -1,7 +1,7 @@
 // The server's TypeScript with its types stripped ahead of time, for `npm start`
 // (docs/decisions/070-server-runs-stripped-ahead.md). Node strips a `.ts` file's types as it loads
-// it, with a WebAssembly compiler that stays in the process: ~45 MiB of RSS for the server's 300
-// files, for its whole life. `npm run build` writes the same output here instead, once per file
+// it, with a WebAssembly compiler that stays in the process: 20–30 MiB of the idle server's RSS,
+// for its whole life. `npm run build` writes the same output here instead, once per file
 // content; server/stripped-ts.mjs hands it to Node at start, and Node never loads its stripper.
 import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'

@@ -1,7 +1,7 @@
 // Loaded first by `npm start` (`node --import=./server/stripped-ts.mjs server/index.ts`): each of
 // the server's `.ts` files is handed to Node as the JavaScript `npm run build` stripped ahead of
-// time (scripts/strip-types.ts, ADR 070), so Node's own stripper, and the ~45 MiB of RSS it keeps,
-// never loads. A file without a twin in build/stripped (edited since, or never built) is stripped
+// time (scripts/strip-types.ts, ADR 070), so Node's own stripper, and the 20–30 MiB of RSS it
+// keeps, never loads. A file without a twin in build/stripped (edited since, or never built) is stripped
 // by Node as usual. JavaScript, not TypeScript: it runs before anything can be stripped.
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
