@@ -46,6 +46,11 @@ export function writeStrippedSources(root: string, outDir: string): { written: n
   for (const file of typeScriptFiles(root)) {
     const source = readFileSync(file)
     const name = strippedName(source)
+    // Already there: a start with nothing changed strips nothing (and never loads the stripper).
+    if (existing.has(name)) {
+      wanted.add(name)
+      continue
+    }
     let output: string
     try {
       output = stripTypeScriptTypes(source.toString('utf8'), { mode: 'strip' })
@@ -53,7 +58,6 @@ export function writeStrippedSources(root: string, outDir: string): { written: n
       continue
     }
     wanted.add(name)
-    if (existing.has(name)) continue
     const temporary = path.join(outDir, `.${name}.${process.pid}`)
     writeFileSync(temporary, output)
     renameSync(temporary, path.join(outDir, name))

@@ -14,6 +14,7 @@ registerHooks({
   load(url, context, nextLoad) {
     if (context.format === 'module-typescript' && url.startsWith('file:')) {
       const source = readFileSync(new URL(url))
+      // strippedName() of scripts/strip-types.ts, which this file cannot import; its test runs both.
       const name = `${createHash('sha256').update(source).digest('hex')}.js`
       let stripped
       try {
