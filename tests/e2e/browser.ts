@@ -351,3 +351,14 @@ export async function shootFromTop(page: Page, file: string, { fullPage = false 
   await page.evaluate(() => window.scrollTo(0, 0))
   await page.screenshot({ path: path.join(screenshotDir, file), fullPage })
 }
+
+/**
+ * Types `text` into the chat's message box and sends it with Enter once the chat has loaded (its
+ * Send button enabled: before that, Enter sends nothing).
+ */
+export async function sendWithEnter(page: Page, text: string) {
+  const input = page.locator('#chat-input')
+  await input.fill(text)
+  await page.locator('form:has(#chat-input) button[type="submit"]:enabled').waitFor()
+  await input.press('Enter')
+}

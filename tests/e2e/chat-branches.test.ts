@@ -11,6 +11,7 @@ import {
   personPage,
   type RunningServer,
   screenshotDir,
+  sendWithEnter,
   seriousA11yViolations,
   startChat,
   startWithModelDouble,
@@ -94,8 +95,7 @@ describe.skipIf(!chromiumPath)('greeting choice and branches in a browser', () =
     await page.screenshot({ path: path.join(screenshotDir, 'chat-greeting-choice.png') })
 
     // Once the user writes, the chosen greeting stays: the model got it, the arrows are gone.
-    await page.locator('#chat-input').fill('Where does this oil go?')
-    await page.locator('#chat-input').press('Enter')
+    await sendWithEnter(page, 'Where does this oil go?')
     await page.getByTestId('message-assistant').filter({ hasText: REPLY }).waitFor()
     const asked = JSON.stringify(model.requests.filter((r) => r.stream).at(-1)?.messages)
     expect(asked).toContain('The lamp needs oil. Hold this.')
@@ -156,8 +156,7 @@ describe.skipIf(!chromiumPath)('greeting choice and branches in a browser', () =
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(screenshotDir, 'chat-greeting-choice-ar.png') })
 
-    await page.locator('#chat-input').fill('ما الذي تعدّه الساعة؟')
-    await page.locator('#chat-input').press('Enter')
+    await sendWithEnter(page, 'ما الذي تعدّه الساعة؟')
     await page.getByTestId('message-assistant').filter({ hasText: REPLY }).waitFor()
     await page.getByTestId('chat-status').filter({ hasText: 'متصل' }).waitFor()
     const parentId = sessionIdOf(page)

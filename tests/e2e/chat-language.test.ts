@@ -9,6 +9,7 @@ import {
   personPage,
   type RunningServer,
   screenshotDir,
+  sendWithEnter,
   seriousA11yViolations,
   startChat,
   startWithModelDouble,
@@ -42,8 +43,7 @@ describe.skipIf(!chromiumPath)('the language of the replies in a browser', () =>
 
   async function send(page: Page, text: string) {
     const asked = model.requests.filter((r) => r.stream).length
-    await page.locator('#chat-input').fill(text)
-    await page.locator('#chat-input').press('Enter')
+    await sendWithEnter(page, text)
     await page.getByTestId('message-user').filter({ hasText: text }).waitFor()
     await expect.poll(() => model.requests.filter((r) => r.stream).length).toBeGreaterThan(asked)
     await page.getByTestId('message-assistant').filter({ hasText: 'The keeper trims the wick.' }).last().waitFor()

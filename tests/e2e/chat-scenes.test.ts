@@ -11,6 +11,7 @@ import {
   personPage,
   type RunningServer,
   screenshotDir,
+  sendWithEnter,
   seriousA11yViolations,
   startChat,
   startServerAndBrowser,
@@ -102,8 +103,7 @@ describe.skipIf(!chromiumPath)('group scenes in a browser', () => {
     await members.getByText('Alda Smith').waitFor()
     await members.getByText('Bran Ferry').waitFor()
 
-    await page.locator('#chat-input').fill('Alda Smith, is the sword ready?')
-    await page.locator('#chat-input').press('Enter')
+    await sendWithEnter(page, 'Alda Smith, is the sword ready?')
     const first = replies(page).filter({ hasText: '(Alda Smith answers.)' })
     await first.waitFor()
     expect(await first.getByTestId('message-author').textContent()).toContain('Alda Smith')
@@ -123,8 +123,7 @@ describe.skipIf(!chromiumPath)('group scenes in a browser', () => {
       return select?.value === 'turns' && !select.disabled
     })
     // In turn: after Bran comes Alda.
-    await page.locator('#chat-input').fill('And now?')
-    await page.locator('#chat-input').press('Enter')
+    await sendWithEnter(page, 'And now?')
     await replies(page).filter({ hasText: '(Alda Smith answers.)' }).nth(1).waitFor()
     expect(await seriousA11yViolations(page)).toEqual([])
     await page.screenshot({ path: path.join(screenshotDir, 'chat-scene.png') })

@@ -109,6 +109,29 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
       expect(requested.filter((p) => p === opening)).toHaveLength(1)
       expect(requested.indexOf(opening)).toBeLessThan(firstScript)
     }
+
+    // Enter before the chat has loaded sends nothing, as the disabled Send button says; once loaded, it sends.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route('**/api/session', async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.reload()
+    await page.waitForFunction(HYDRATED)
+    const input = page.getByLabel('Your message')
+    await input.fill('Too soon?')
+    await input.press('Enter')
+    expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true)
+    expect(await input.inputValue()).toBe('Too soon?')
+    release()
+    await expect.poll(() => page.getByRole('button', { name: 'Send' }).isEnabled()).toBe(true)
+    await input.press('Enter')
+    await page.getByTestId('message-user').filter({ hasText: 'Too soon?' }).waitFor()
+    await page.getByTestId('message-assistant').last().getByText('Reply number 4, traveller.').waitFor()
+    expect(await page.getByTestId('message-user').count()).toBe(3)
     expect(errors).toEqual([])
     await context.close()
   })

@@ -51,7 +51,8 @@ export function Composer({
   const send = (event?: FormEvent) => {
     event?.preventDefault()
     const message = text.trim()
-    if (!message || busy || tooLong) return
+    // Enter obeys what the Send button shows: nothing goes out before the chat has loaded.
+    if (!message || busy || tooLong || !ready) return
     onSend(message)
   }
 
