@@ -87,6 +87,36 @@ function smallerIcons(): Plugin {
   }
 }
 
+const BROWSER_ENTITIES = path.resolve(import.meta.dirname, 'app/lib/html-entities.browser.ts')
+
+/**
+ * markdown-it in the browser decodes `&name;` with the browser's HTML parser
+ * (app/lib/html-entities.browser.ts, ADR 071) instead of the `entities` package's table of every
+ * name; the server build keeps the package. Fails the build if markdown-it stops importing it, or
+ * asks it for more than the one function replaced.
+ */
+function browserEntities(): Plugin {
+  let replaced = false
+  return {
+    name: 'browser-entities',
+    enforce: 'pre',
+    // Builds only: the dev server pre-bundles markdown-it with the whole package.
+    apply: 'build',
+    applyToEnvironment: (environment) => environment.name === 'client',
+    buildStart() {
+      replaced = false
+    },
+    resolveId(source, importer) {
+      if (source !== 'entities' || !importer?.includes(`${path.sep}markdown-it${path.sep}`)) return null
+      replaced = true
+      return BROWSER_ENTITIES
+    },
+    buildEnd() {
+      if (!replaced) this.error('browser-entities: markdown-it no longer imports `entities`; check ADR 071')
+    },
+  }
+}
+
 type ModuleGraph = { getModuleInfo(id: string): { importers: readonly string[] } | null }
 
 /** Entry points whose static imports every page loads: the browser entry and the root route. */
@@ -129,7 +159,7 @@ function shellChunkName() {
 }
 
 export default defineConfig({
-  plugins: [tailwindcss(), reactRouter(), buildMetadata(), zodWithoutEval(), smallerIcons()],
+  plugins: [tailwindcss(), reactRouter(), buildMetadata(), zodWithoutEval(), smallerIcons(), browserEntities()],
   define: {
     __BUILD_ID__: JSON.stringify(buildId),
   },

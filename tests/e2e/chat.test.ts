@@ -27,7 +27,10 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
     model = await startOpenAiApi({
       reply: () => {
         replies += 1
-        return `*She looks up from the map.* Reply number ${replies}, traveller.`
+        // The fourth carries character references: the browser build decodes them with the
+        // browser's own parser (ADR 071), strictly, as the server's markdown does.
+        const references = replies === 4 ? ' &copy; &notit; &Aacute;&semi; &foo; &#x41;' : ''
+        return `*She looks up from the map.* Reply number ${replies}, traveller.${references}`
       },
       tokenDelayMs: 40,
     })
@@ -130,7 +133,11 @@ describe.skipIf(!chromiumPath)('chat in a browser', () => {
     await expect.poll(() => page.getByRole('button', { name: 'Send' }).isEnabled()).toBe(true)
     await input.press('Enter')
     await page.getByTestId('message-user').filter({ hasText: 'Too soon?' }).waitFor()
-    await page.getByTestId('message-assistant').last().getByText('Reply number 4, traveller.').waitFor()
+    const fourth = page.getByTestId('message-assistant').last()
+    await fourth.getByText('Reply number 4, traveller.').waitFor()
+    expect(await fourth.locator('.chat-markdown').innerText()).toBe(
+      'She looks up from the map. Reply number 4, traveller. © &notit; Á; &foo; A',
+    )
     expect(await page.getByTestId('message-user').count()).toBe(3)
     expect(errors).toEqual([])
     await context.close()
