@@ -88,12 +88,13 @@ function smallerIcons(): Plugin {
 }
 
 const BROWSER_ENTITIES = path.resolve(import.meta.dirname, 'app/lib/html-entities.browser.ts')
+const MARKDOWN_IT = /[\\/]node_modules[\\/]markdown-it[\\/]/
 
 /**
  * markdown-it in the browser decodes `&name;` with the browser's HTML parser
  * (app/lib/html-entities.browser.ts, ADR 071) instead of the `entities` package's table of every
- * name; the server build keeps the package. Fails the build if markdown-it stops importing it, or
- * asks it for more than the one function replaced.
+ * name; the server build keeps the package. Fails the build if markdown-it stops importing it (and
+ * the bundler fails it if markdown-it asks for more than the one function replaced).
  */
 function browserEntities(): Plugin {
   let replaced = false
@@ -107,7 +108,7 @@ function browserEntities(): Plugin {
       replaced = false
     },
     resolveId(source, importer) {
-      if (source !== 'entities' || !importer?.includes(`${path.sep}markdown-it${path.sep}`)) return null
+      if (source !== 'entities' || !importer || !MARKDOWN_IT.test(importer)) return null
       replaced = true
       return BROWSER_ENTITIES
     },
