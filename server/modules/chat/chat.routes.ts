@@ -11,7 +11,6 @@ import {
   CHAT_SEND_LIMIT,
   CHAT_SETTINGS_UPDATE_LIMIT,
   CHAT_SUMMARY_RETRY_LIMIT,
-  type ChatStreamEventName,
 } from '#contracts/chat.ts'
 import {
   chatBody,
@@ -47,6 +46,7 @@ import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { enforceLimit } from '#server/lib/rate-limit.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import { type ChatService, invalidSession, type TurnHooks, type TurnOutcome } from './chat.service.ts'
+import { openEventStream } from './event-stream.ts'
 
 const security = [{ bearer: [] }]
 /** A POST without a body (Fastify hands null) reads as an empty object, so the defaults apply. */
@@ -60,41 +60,6 @@ export function disconnectSignal(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) controller.abort()
   })
   return controller.signal
-}
-
-/**
- * A server-sent event stream on the raw response. Fastify's serialisation and compression stay out
- * of the way (`hijack`), so each event leaves at once. A comment line every `keepAliveMs` while it
- * is open keeps proxies from closing a stream that waits for a slow model, and tells the browser
- * the server is still there (it gives up after CHAT_STREAM_IDLE_LIMIT_MS of silence, ADR 032).
- */
-export function openEventStream(reply: FastifyReply, keepAliveMs: number) {
-  reply.hijack()
-  const raw = reply.raw
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (typeof value === 'string') headers[name] = value
-  }
-  raw.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-  })
-  const open = () => !raw.destroyed && !raw.writableEnded
-  const keepalive = setInterval(() => {
-    if (open()) raw.write(': keep-alive\n\n')
-  }, keepAliveMs)
-  keepalive.unref()
-  return {
-    send(event: ChatStreamEventName, data: unknown) {
-      if (open()) raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
-    },
-    end() {
-      clearInterval(keepalive)
-      if (open()) raw.end()
-    },
-  }
 }
 
 type Turn = (hooks: TurnHooks) => Promise<TurnOutcome>

@@ -6,8 +6,9 @@ import { isLocale, LOCALE_COOKIE } from '#contracts/locales.ts'
 import type { KeyValueStore } from '#server/lib/key-value-store.ts'
 import { ok, okSchema } from '#server/lib/reply.ts'
 import { limitedUser } from '#server/lib/signed-in.ts'
-import { disconnectSignal, openEventStream } from './chat.routes.ts'
+import { disconnectSignal } from './chat.routes.ts'
 import type { ChatService } from './chat.service.ts'
+import { openEventStream } from './event-stream.ts'
 
 const security = [{ bearer: [] }]
 
