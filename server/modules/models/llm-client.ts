@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
+import { completionChunks } from './completion-stream.ts'
 import { classifyFailure, type ModelFailureReason } from './model-failures.ts'
 import { modelFetch } from './model-fetch.ts'
 import type { ModelConfig } from './models.ts'
@@ -281,15 +282,19 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
   let partial = ''
   const thinking = createThinkSplitter()
   try {
-    let stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> | undefined
-    for (let attempt = 0; !stream; attempt++) {
+    let response: Response | undefined
+    for (let attempt = 0; !response; attempt++) {
       try {
-        stream = await clientFor(request.model).chat.completions.create(
-          // The usage comes in a last chunk (OpenAI, llama.cpp, vLLM, OpenRouter; Ollama ignores the
-          // option): the server's own prompt count corrects ours (model-server-info.ts, ADR 030).
-          { ...body(request), stream: true, stream_options: { include_usage: true } },
-          { signal: call.signal, timeout: call.remaining(), maxRetries: 0 },
-        )
+        // The client sends the request and turns a refusal into its errors; the events are read
+        // here (completion-stream.ts), which costs less than the client's own stream.
+        response = await clientFor(request.model)
+          .chat.completions.create(
+            // The usage comes in a last chunk (OpenAI, llama.cpp, vLLM, OpenRouter; Ollama ignores the
+            // option): the server's own prompt count corrects ours (model-server-info.ts, ADR 030).
+            { ...body(request), stream: true, stream_options: { include_usage: true } },
+            { signal: call.signal, timeout: call.remaining(), maxRetries: 0 },
+          )
+          .asResponse()
       } catch (error) {
         // A pooled keep-alive connection the server had just closed (llama.cpp does after a while):
         // the request never reached it, so it is sent once more on a new connection.
@@ -301,26 +306,28 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
     let finishReason: string | null = null
     let promptTokens: number | undefined
     try {
-      for await (const chunk of stream) {
-        events++
-        const reported = chunk.usage?.prompt_tokens
-        if (typeof reported === 'number' && reported > 0) promptTokens = reported
-        const choice = chunk.choices?.[0]
-        // Not in the openai types: llama.cpp, vLLM and DeepSeek send it (OpenRouter: `reasoning`).
-        const extra = choice?.delta as { reasoning_content?: unknown; reasoning?: unknown } | undefined
-        const reasoning = extra?.reasoning_content ?? extra?.reasoning
-        const content = choice?.delta?.content
-        if ((typeof reasoning === 'string' && reasoning) || content) call.tokenCame()
-        if (typeof reasoning === 'string' && reasoning) request.onReasoning?.(reasoning)
-        if (content) {
-          const parts = thinking.push(content)
-          if (parts.reasoning) request.onReasoning?.(parts.reasoning)
-          if (parts.content) {
-            partial += parts.content
-            yield parts.content
+      for await (const batch of completionChunks(response)) {
+        for (const chunk of batch) {
+          events++
+          const reported = chunk.usage?.prompt_tokens
+          if (typeof reported === 'number' && reported > 0) promptTokens = reported
+          const choice = chunk.choices?.[0]
+          // Not in the openai types: llama.cpp, vLLM and DeepSeek send it (OpenRouter: `reasoning`).
+          const extra = choice?.delta as { reasoning_content?: unknown; reasoning?: unknown } | undefined
+          const reasoning = extra?.reasoning_content ?? extra?.reasoning
+          const content = choice?.delta?.content
+          if ((typeof reasoning === 'string' && reasoning) || content) call.tokenCame()
+          if (typeof reasoning === 'string' && reasoning) request.onReasoning?.(reasoning)
+          if (content) {
+            const parts = thinking.push(content)
+            if (parts.reasoning) request.onReasoning?.(parts.reasoning)
+            if (parts.content) {
+              partial += parts.content
+              yield parts.content
+            }
           }
+          if (choice?.finish_reason) finishReason = choice.finish_reason
         }
-        if (choice?.finish_reason) finishReason = choice.finish_reason
       }
       answered = true
       const rest = thinking.flush()
@@ -333,7 +340,7 @@ export async function* streamChat(request: ChatRequest): AsyncGenerator<string, 
       throw toLlmError(error, call, partial, true)
     }
     if (finishReason === null) {
-      // The client ends a stream quietly when its signal fires, so a stop or a deadline lands here too.
+      // No finish reason: the stream ended early. A stop or a deadline may have ended it.
       const reason = call.reason()
       if (reason === 'timeout') {
         throw new LlmError('timeout', call.timeoutMessage(), { partial })
